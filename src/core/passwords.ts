@@ -1,0 +1,72 @@
+// Password hashing: argon2id through Bun.password, which hashes on Bun's worker threads, so
+// the event loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB) and
+// so is the queue behind it: a login flood gets 503 + Retry-After instead of exhausting
+// memory or starving the other endpoints.
+import { serviceUnavailable } from './errors'
+import { randomToken } from './secrets'
+
+export interface HasherOptions {
+  memoryKib: number
+  timeCost: number
+  concurrency: number
+  queueMax: number
+}
+
+export class PasswordHasher {
+  private active = 0
+  private readonly waiting: Array<() => void> = []
+  private dummyHash: Promise<string> | undefined
+
+  constructor(private readonly options: HasherOptions) {}
+
+  hash(password: string): Promise<string> {
+    return this.limited(() =>
+      Bun.password.hash(password, {
+        algorithm: 'argon2id',
+        memoryCost: this.options.memoryKib,
+        timeCost: this.options.timeCost,
+      }),
+    )
+  }
+
+  verify(password: string, hash: string): Promise<boolean> {
+    return this.limited(() => Bun.password.verify(password, hash))
+  }
+
+  /** Costs one verification and always fails: for accounts that do not exist, so a login
+   *  for an unknown e-mail takes as long as one for a known e-mail with a wrong password. */
+  async verifyDummy(password: string): Promise<false> {
+    this.dummyHash ??= this.hash(randomToken())
+    await this.verify(password, await this.dummyHash)
+    return false
+  }
+
+  /** Starts computing the dummy hash now, so the first unknown-e-mail login is not slower. */
+  warmUp(): Promise<unknown> {
+    this.dummyHash ??= this.hash(randomToken())
+    return this.dummyHash
+  }
+
+  /** True when `hash` was made with another algorithm or other parameters than ours. */
+  needsRehash(hash: string): boolean {
+    const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=\d+\$/.exec(hash)
+    return !match || Number(match[1]) !== this.options.memoryKib || Number(match[2]) !== this.options.timeCost
+  }
+
+  private async limited<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= this.options.concurrency) {
+      if (this.waiting.length >= this.options.queueMax) throw serviceUnavailable(1)
+      // The finishing task hands its slot straight to us, so `active` is not decremented.
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    } else {
+      this.active++
+    }
+    try {
+      return await work()
+    } finally {
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.active--
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// Login sessions: one login = one refresh-token family. Every refresh spends the presented
+// token and hands out its successor; a spent token presented again within the grace period
+// gets the same successor (two tabs refreshing at once both stay logged in); after it, the
+// reuse means the token was stolen or replayed, and the whole family is revoked.
+import { signAccessToken } from './access-tokens'
+import type { Deps } from './deps'
+import { forbidden, unauthorized } from './errors'
+import { hmacSha256, randomToken, sha256 } from './secrets'
+import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
+import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
+
+export interface Session {
+  accessToken: string
+  user: PublicUser
+  refreshToken: string
+  /** The refresh cookie's Max-Age. */
+  refreshMaxAgeSec: number
+}
+
+type SessionDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
+
+export async function login(
+  deps: SessionDeps & Pick<Deps, 'hasher'>,
+  input: { tenant: Tenant; email: string; password: string; rememberMe: boolean },
+): Promise<Session> {
+  const email = normaliseEmail(input.email)
+  const password = input.password.normalize('NFKC')
+  const user = await deps.store.users.findByEmail(input.tenant.id, email)
+  if (!user || user.passwordHash === null) {
+    // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
+    await deps.hasher.verifyDummy(password)
+    throw unauthorized()
+  }
+  if (!(await deps.hasher.verify(password, user.passwordHash))) throw unauthorized()
+  // Only someone who knows the password learns that the account is disabled.
+  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  const now = deps.clock.now()
+  if (deps.hasher.needsRehash(user.passwordHash)) {
+    await deps.store.users.setPasswordHash(user.id, await deps.hasher.hash(password), now)
+  }
+
+  const family: RefreshFamily = {
+    id: Bun.randomUUIDv7(),
+    userId: user.id,
+    tenantId: user.tenantId,
+    rememberMe: input.rememberMe,
+    createdAt: now,
+    expiresAt: now + deps.config.sessionMaxAgeSec * 1000,
+    revokedAt: null,
+    revokedReason: null,
+  }
+  const refreshToken = randomToken(32)
+  const record = newTokenRecord(deps, family, refreshToken, now)
+  await deps.store.sessions.createFamily(family, record)
+  return issueSession(deps, user, input.tenant, refreshToken, record.expiresAt, now)
+}
+
+export async function refresh(deps: SessionDeps & Pick<Deps, 'refreshSuccessorKey'>, presented: string | undefined): Promise<Session> {
+  if (!presented || presented.length > 128) throw unauthorized()
+  const tokenHash = sha256(presented)
+  const found = await deps.store.sessions.findToken(tokenHash)
+  if (!found) throw unauthorized()
+  const { token, family } = found
+  const now = deps.clock.now()
+  if (family.revokedAt !== null || family.expiresAt <= now || token.expiresAt <= now) throw unauthorized()
+
+  const [user, tenant] = await Promise.all([deps.store.users.get(family.userId), deps.store.tenants.get(family.tenantId)])
+  if (!user || !tenant) throw unauthorized()
+  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  if (tenant.disabledAt !== null) throw forbidden('Tenant is disabled')
+
+  // The successor is derived from the presented token with a server-side key, so only its
+  // hash is stored and yet every presentation within the grace period yields the same one.
+  const successor = hmacSha256(deps.refreshSuccessorKey, presented)
+  let spentAt = token.spentAt
+  if (spentAt === null) {
+    const won = await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, now))
+    // Lost a race with a concurrent refresh of the same token: that one spent it just now.
+    if (!won) spentAt = (await deps.store.sessions.findToken(tokenHash))?.token.spentAt ?? now
+  }
+  if (spentAt !== null && now - spentAt > deps.config.refreshGraceSec * 1000) {
+    await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
+    throw unauthorized()
+  }
+  return issueSession(deps, user, tenant, successor, tokenExpiresAt(deps, family, now), now)
+}
+
+/** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
+export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: string | undefined): Promise<void> {
+  if (!presented || presented.length > 128) return
+  const found = await deps.store.sessions.findToken(sha256(presented))
+  if (found) await deps.store.sessions.revokeFamily(found.family.id, deps.clock.now(), 'logout')
+}
+
+/** Ends every session of the user (CLI `sessions revoke`, password change). */
+export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, reason: string): Promise<number> {
+  await getUser(deps, userId)
+  return deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), reason)
+}
+
+/** Sliding expiry by the family's rememberMe choice, never past the family's absolute end. */
+function tokenExpiresAt(deps: Pick<Deps, 'config'>, family: RefreshFamily, now: number): number {
+  const ttlSec = family.rememberMe ? deps.config.refreshRememberTtlSec : deps.config.refreshTtlSec
+  return Math.min(now + ttlSec * 1000, family.expiresAt)
+}
+
+function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, now: number): RefreshToken {
+  return {
+    id: Bun.randomUUIDv7(),
+    familyId: family.id,
+    tokenHash: sha256(token),
+    createdAt: now,
+    expiresAt: tokenExpiresAt(deps, family, now),
+    spentAt: null,
+  }
+}
+
+async function issueSession(
+  deps: SessionDeps,
+  user: User,
+  tenant: Tenant,
+  refreshToken: string,
+  refreshExpiresAt: number,
+  now: number,
+): Promise<Session> {
+  const { issuer, audience, accessTokenTtlSec } = deps.config
+  const accessToken = signAccessToken(await deps.keyRing.signingKey(), { issuer, audience, ttlSec: accessTokenTtlSec }, user, now)
+  return {
+    accessToken,
+    user: toPublicUser(user, tenant),
+    refreshToken,
+    refreshMaxAgeSec: Math.max(1, Math.floor((refreshExpiresAt - now) / 1000)),
+  }
+}

@@ -1,0 +1,77 @@
+// The records the domain works with. Timestamps are epoch milliseconds; null means "not".
+import type { webcrypto } from 'node:crypto'
+
+/** A public JWK as published in the JWKS (with its kid). */
+export type JsonWebKey = webcrypto.JsonWebKey & { kid?: string }
+
+export const USER_TYPES = ['admin', 'user', 'tenant'] as const
+export type UserType = (typeof USER_TYPES)[number]
+
+export interface Tenant {
+  id: string
+  name: string
+  createdAt: number
+  disabledAt: number | null
+}
+
+export interface ApiKey {
+  id: string
+  tenantId: string
+  name: string
+  /** The first characters of the key, shown so an admin can tell keys apart. */
+  prefix: string
+  createdAt: number
+  revokedAt: number | null
+}
+
+export interface User {
+  id: string
+  tenantId: string
+  email: string
+  firstName: string
+  lastName: string
+  type: UserType
+  passwordHash: string | null
+  createdAt: number
+  updatedAt: number
+  disabledAt: number | null
+}
+
+export interface SetupToken {
+  id: string
+  userId: string
+  tokenHash: string
+  createdAt: number
+  expiresAt: number
+  usedAt: number | null
+}
+
+export interface SigningKeyRecord {
+  kid: string
+  alg: 'ES256'
+  publicJwk: JsonWebKey
+  privateKeyPem: string
+  createdAt: number
+  retiredAt: number | null
+}
+
+export interface RefreshFamily {
+  id: string
+  userId: string
+  tenantId: string
+  rememberMe: boolean
+  createdAt: number
+  /** The absolute end of the session, whatever the refreshes. */
+  expiresAt: number
+  revokedAt: number | null
+  revokedReason: string | null
+}
+
+export interface RefreshToken {
+  id: string
+  familyId: string
+  tokenHash: string
+  createdAt: number
+  expiresAt: number
+  spentAt: number | null
+}

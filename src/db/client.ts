@@ -1,0 +1,21 @@
+// Opens the SQLite database with the durability and concurrency settings authd relies on.
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import * as schema from './schema'
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const sqlite = new Database(path, { create: true, strict: true })
+  // WAL lets readers run beside the one writer; synchronous=FULL makes every commit survive
+  // power loss (a spent OTP or a revoked token must not come back); the busy timeout lets
+  // the CLI and the server wait for each other's write lock instead of failing.
+  sqlite.run('PRAGMA journal_mode = WAL')
+  sqlite.run('PRAGMA synchronous = FULL')
+  sqlite.run('PRAGMA busy_timeout = 5000')
+  sqlite.run('PRAGMA foreign_keys = ON')
+  return drizzle({ client: sqlite, schema }) as Db
+}

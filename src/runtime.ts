@@ -1,0 +1,39 @@
+// Builds the Deps that both the server and the CLI run on, from one Config.
+import type { Config } from './config'
+import { systemClock, type Clock } from './core/clock'
+import type { Deps } from './core/deps'
+import { PasswordHasher } from './core/passwords'
+import { randomToken } from './core/secrets'
+import { KeyRing } from './core/signing-keys'
+import { openDatabase } from './db/client'
+import { runMigrations } from './db/migrate'
+import { createSqliteStore } from './db/sqlite-store'
+
+export interface Runtime extends Deps {
+  /** Migrations applied while opening (empty when the database was current). */
+  appliedMigrations: string[]
+  close(): void
+}
+
+export async function openRuntime(config: Config, options: { clock?: Clock; migrate?: boolean } = {}): Promise<Runtime> {
+  const db = openDatabase(config.databasePath)
+  const appliedMigrations = options.migrate === false ? [] : runMigrations(db.$client)
+  const store = createSqliteStore(db)
+  const clock = options.clock ?? systemClock
+  const hasher = new PasswordHasher({
+    memoryKib: config.argon2MemoryKib,
+    timeCost: config.argon2TimeCost,
+    concurrency: config.hashConcurrency,
+    queueMax: config.hashQueueMax,
+  })
+  return {
+    store,
+    clock,
+    config,
+    hasher,
+    keyRing: new KeyRing(store.signingKeys, clock, config.accessTokenTtlSec),
+    refreshSuccessorKey: await store.serverSecret('refresh-successor', () => randomToken(32)),
+    appliedMigrations,
+    close: () => store.close(),
+  }
+}

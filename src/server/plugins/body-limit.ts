@@ -1,0 +1,38 @@
+// Bodies over the limit are refused before anything parses them: by Content-Length up
+// front, and for chunked bodies (no length) while reading. Bun's own cap (set higher in
+// serve.ts) is only a backstop, since it answers without our envelope.
+import { Elysia } from 'elysia'
+import { AppError, badRequest } from '../../core/errors'
+
+const tooLarge = () => new AppError(413, 'Payload too large')
+
+async function readText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge()
+    chunks.push(chunk)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
+export const bodyLimit = (maxBytes: number) =>
+  new Elysia({ name: 'body-limit', seed: maxBytes })
+    .onRequest(({ request }) => {
+      const length = request.headers.get('content-length')
+      if (length !== null && !(Number(length) <= maxBytes)) throw tooLarge()
+    })
+    .onParse({ as: 'global' }, async ({ request, contentType }) => {
+      const text = await readText(request, maxBytes)
+      if (text === '') return {}
+      if (!/^application\/(.+\+)?json\b/i.test(contentType ?? '')) {
+        throw badRequest('Request body must be JSON (Content-Type: application/json)')
+      }
+      try {
+        return JSON.parse(text)
+      } catch {
+        throw badRequest('Request body must be valid JSON')
+      }
+    })

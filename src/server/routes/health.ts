@@ -1,0 +1,14 @@
+// Liveness and readiness for load balancers and orchestrators.
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { serviceUnavailable } from '../../core/errors'
+import { envelope } from '../errors'
+
+export const healthRoutes = (deps: Pick<Deps, 'store'>) =>
+  new Elysia()
+    .get('/healthz', () => envelope(200, 'OK', { status: 'alive' }))
+    .get('/readyz', async () => {
+      const migrations = await deps.store.migrationStatus().catch(() => null)
+      if (!migrations || migrations.pending.length > 0) throw serviceUnavailable(5)
+      return envelope(200, 'OK', { status: 'ready' })
+    })

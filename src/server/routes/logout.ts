@@ -1,0 +1,17 @@
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { logout } from '../../core/sessions'
+import { envelope } from '../errors'
+import { originCheck } from '../plugins/origin-check'
+import { clearRefreshCookie } from '../plugins/refresh-cookie'
+
+export const logoutRoute = (deps: Deps, allowedOrigins: ReadonlySet<string>) =>
+  new Elysia().use(originCheck(allowedOrigins)).post(
+    '/logout',
+    async ({ cookie }) => {
+      await logout(deps, cookie.refreshToken!.value as string | undefined)
+      clearRefreshCookie(cookie.refreshToken!)
+      return envelope(200, 'Logged out', null)
+    },
+    { sameOriginOnly: true },
+  )

@@ -1,0 +1,129 @@
+// Shared test set-up: each test builds its own app over a fresh SQLite file in a temp dir.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig, type Config } from '../src/config'
+import { createApiKey } from '../src/core/api-keys'
+import type { Clock } from '../src/core/clock'
+import { createTenant } from '../src/core/tenants'
+import { createUser, type NewUser } from '../src/core/users'
+import { silentLogger } from '../src/log'
+import { openRuntime, type Runtime } from '../src/runtime'
+import { createApp } from '../src/server/app'
+
+export const PASSWORD = 'correct horse battery staple'
+
+/** Real time, plus whatever a test has skipped ahead. */
+export class TestClock implements Clock {
+  private offsetMs = 0
+  now() {
+    return Date.now() + this.offsetMs
+  }
+  advance(seconds: number) {
+    this.offsetMs += seconds * 1000
+  }
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'authd-test-'))
+}
+
+/** Cheap argon2 parameters: the tests exercise the flow, not the cost. */
+export const FAST_HASHING = { argon2MemoryKib: 64, argon2TimeCost: 1 } satisfies Partial<Config>
+
+export interface TestContext {
+  runtime: Runtime
+  app: ReturnType<typeof createApp>
+  clock: TestClock
+  tenantId: string
+  apiKey: string
+  dir: string
+  /** Creates a user with PASSWORD in the test tenant. */
+  addUser(fields?: Partial<NewUser>): Promise<{ userId: string; email: string }>
+  call(method: string, path: string, init?: CallInit): Promise<CallResult>
+  close(): void
+}
+
+export interface CallInit {
+  body?: unknown
+  rawBody?: string
+  headers?: Record<string, string>
+  apiKey?: string | null
+  cookie?: string
+}
+
+export interface CallResult {
+  status: number
+  headers: Headers
+  text: string
+  json: any
+  /** The value of the refreshToken cookie the response set, if any. */
+  refreshCookie: string | undefined
+  setCookie: string | null
+}
+
+export async function createTestContext(env: Record<string, string> = {}, configOverrides: Partial<Config> = {}): Promise<TestContext> {
+  const dir = tempDir()
+  const config = { ...loadConfig(env, { dataDir: dir }), ...FAST_HASHING, ...configOverrides }
+  const clock = new TestClock()
+  const runtime = await openRuntime(config, { clock })
+  const app = createApp(runtime, silentLogger)
+  const tenant = await createTenant(runtime, 'Acme')
+  const { key } = await createApiKey(runtime, { tenantId: tenant.id })
+  let userCount = 0
+
+  return {
+    runtime,
+    app,
+    clock,
+    tenantId: tenant.id,
+    apiKey: key,
+    dir,
+    async addUser(fields = {}) {
+      userCount++
+      const { user } = await createUser(runtime, {
+        tenantId: tenant.id,
+        email: `user${userCount}@example.com`,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        password: PASSWORD,
+        ...fields,
+      })
+      return { userId: user.id, email: user.email }
+    },
+    async call(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers }
+      if (init.apiKey !== null) headers['x-api-key'] ??= init.apiKey ?? key
+      if (init.cookie) headers.cookie = init.cookie
+      let body: string | undefined = init.rawBody
+      if (init.body !== undefined) {
+        body = JSON.stringify(init.body)
+        headers['content-type'] ??= 'application/json'
+      }
+      const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+      return toResult(response)
+    },
+    close() {
+      runtime.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function toResult(response: Response): Promise<CallResult> {
+  const text = await response.text()
+  let json: any
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  const setCookie = response.headers.get('set-cookie')
+  const match = setCookie ? /(?:^|,\s*)refreshToken=([^;]*)/.exec(setCookie) : null
+  return { status: response.status, headers: response.headers, text, json, refreshCookie: match?.[1], setCookie }
+}
+
+/** Logs the user in and returns the refresh cookie value. */
+export async function loginFor(ctx: TestContext, email: string, rememberMe = false): Promise<CallResult> {
+  return ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD, rememberMe } })
+}
