@@ -1,0 +1,37 @@
+import type { Command } from 'commander'
+import { isPublished, rotateSigningKey } from '../../core/signing-keys'
+import { contextFrom } from '../context'
+import { isoTime, table } from '../io'
+import type { Env } from '../index'
+
+export function registerKeys(program: Command, env: Env) {
+  const keys = program.command('keys').description('access-token signing keys')
+
+  keys
+    .command('rotate')
+    .description('make a new signing key; the old public key stays in the JWKS until its tokens expire')
+    .action(async (_: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const key = await ctx.withRuntime((rt) => rotateSigningKey(rt.store.signingKeys, rt.clock))
+      ctx.out.result({ kid: key.kid, alg: key.alg, createdAt: isoTime(key.createdAt) }, () => `new signing key ${key.kid} (${key.alg}) is now active`)
+    })
+
+  keys
+    .command('list')
+    .description('list signing keys')
+    .action(async (_: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const rows = await ctx.withRuntime(async (rt) => {
+        const now = rt.clock.now()
+        return (await rt.store.signingKeys.list()).map((k) => ({
+          kid: k.kid,
+          alg: k.alg,
+          active: k.retiredAt === null,
+          published: isPublished(k, now, rt.config.accessTokenTtlSec),
+          createdAt: isoTime(k.createdAt),
+          retiredAt: isoTime(k.retiredAt),
+        }))
+      })
+      ctx.out.result(rows, () => table(rows, ['kid', 'alg', 'active', 'published', 'createdAt', 'retiredAt']))
+    })
+}

@@ -1,0 +1,29 @@
+import type { Command } from 'commander'
+import { openDatabase } from '../../db/client'
+import { migrationStatus, runMigrations } from '../../db/migrate'
+import { contextFrom } from '../context'
+import type { Env } from '../index'
+
+export function registerMigrate(program: Command, env: Env) {
+  program
+    .command('migrate')
+    .description('apply pending database migrations (serve does this too); --json prints {applied, pending} after the run')
+    .option('--status', 'only list applied and pending migrations')
+    .action(async (opts: { status?: boolean }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const db = openDatabase(ctx.config().databasePath)
+      try {
+        const ran = opts.status ? [] : runMigrations(db.$client)
+        const status = migrationStatus(db.$client)
+        ctx.out.result(status, () =>
+          opts.status
+            ? [`applied: ${status.applied.join(', ') || '(none)'}`, `pending: ${status.pending.join(', ') || '(none)'}`]
+            : ran.length > 0
+              ? `applied ${ran.length} migration(s): ${ran.join(', ')}`
+              : 'the database is up to date',
+        )
+      } finally {
+        db.$client.close()
+      }
+    })
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander'
+import { jsonLogger } from '../../log'
+import { openRuntime } from '../../runtime'
+import { startServer } from '../../server/serve'
+import { contextFrom } from '../context'
+import { demoBanner, seedDemoIfEmpty } from '../demo'
+import { CliError } from '../io'
+import type { Env } from '../index'
+
+function parsePort(raw: string): number {
+  const port = Number(raw)
+  if (!/^\d+$/.test(raw) || port > 65535) throw new CliError(`--port must be a number from 0 to 65535 (got "${raw}")`)
+  return port
+}
+
+export function registerServe(program: Command, env: Env) {
+  program
+    .command('serve')
+    .description('migrate the database if needed, then serve the HTTP API (default 127.0.0.1:3000)')
+    .option('--port <port>', 'port to listen on, 0 for any free port (env AUTHD_PORT)', parsePort)
+    .option('--host <host>', 'address to listen on (env AUTHD_HOST)')
+    .option('--seed-demo', 'on an empty database, create a demo tenant, API key and user and print them once')
+    .action(async (opts: { port?: number; host?: string; seedDemo?: boolean }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const logger = jsonLogger()
+      const runtime = await openRuntime(ctx.config({ port: opts.port, host: opts.host }))
+      if (runtime.appliedMigrations.length > 0) logger.log('info', 'migrated', { applied: runtime.appliedMigrations })
+      const demo = opts.seedDemo ? await seedDemoIfEmpty(runtime) : null
+      const server = await startServer(runtime, logger)
+      if (demo) process.stdout.write(demoBanner(demo, server.url) + '\n')
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve())
+      })
+      logger.log('info', 'stopping')
+      await server.stop()
+    })
+}

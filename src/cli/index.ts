@@ -1,0 +1,52 @@
+// The authd command line: global options, one module per command group, and one place that
+// turns any error into a single line on stderr and a non-zero exit.
+import { Command, CommanderError } from 'commander'
+import { ConfigError } from '../config'
+import { AppError } from '../core/errors'
+import { registerApiKeys } from './commands/api-keys'
+import { registerKeys } from './commands/keys'
+import { registerMigrate } from './commands/migrate'
+import { registerServe } from './commands/serve'
+import { registerSessions } from './commands/sessions'
+import { registerTenants } from './commands/tenants'
+import { registerUsers } from './commands/users'
+import { CliError } from './io'
+
+export type Env = Record<string, string | undefined>
+
+export const VERSION = '0.1.0'
+
+export function buildProgram(env: Env): Command {
+  const program = new Command('authd')
+    .description('authd: a self-hosted authentication service (HTTP API + admin CLI)')
+    .version(VERSION)
+    .option('--data-dir <dir>', 'data directory (env AUTHD_DATA_DIR)', env.AUTHD_DATA_DIR || './data')
+    .option('--database-url <url>', 'database (env AUTHD_DATABASE_URL; default: authd.db in the data dir)')
+    .option('--json', 'machine output: one JSON document on stdout')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+  for (const register of [registerServe, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions]) {
+    register(program, env)
+  }
+  program.commands.forEach(function override(c: Command) {
+    c.exitOverride()
+    c.commands.forEach(override)
+  })
+  return program
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function runCli(argv: string[], env: Env = process.env): Promise<number> {
+  try {
+    await buildProgram(env).parseAsync(argv)
+    return 0
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2 // commander printed it
+    if (error instanceof AppError || error instanceof CliError || error instanceof ConfigError) {
+      process.stderr.write(`authd: ${error.message}\n`)
+      return 1
+    }
+    process.stderr.write(`authd: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`)
+    return 1
+  }
+}
