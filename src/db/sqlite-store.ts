@@ -2,7 +2,7 @@
 // builder halved refresh throughput in our measurements); writes that must be atomic run in
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
@@ -81,7 +81,7 @@ export function createSqliteStore(db: Db): Store {
         return { apiKey, tenant: row.tenant }
       },
       async list(tenantId) {
-        const { keyHash: _, ...columns } = apiKeys._.columns
+        const { keyHash: _, ...columns } = getTableColumns(apiKeys)
         return db
           .select(columns)
           .from(apiKeys)

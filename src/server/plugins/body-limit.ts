@@ -1,4 +1,4 @@
-// Bodies over the limit are refused before anything parses them: by Content-Length up
+// Request bodies: JSON objects only, and bodies over the limit are refused before anything parses them: by Content-Length up
 // front, and for chunked bodies (no length) while reading. Bun's own cap (set higher in
 // serve.ts) is only a backstop, since it answers without our envelope.
 import { Elysia } from 'elysia'
@@ -30,9 +30,13 @@ export const bodyLimit = (maxBytes: number) =>
       if (!/^application\/(.+\+)?json\b/i.test(contentType ?? '')) {
         throw badRequest('Request body must be JSON (Content-Type: application/json)')
       }
+      let body: unknown
       try {
-        return JSON.parse(text)
+        body = JSON.parse(text)
       } catch {
         throw badRequest('Request body must be valid JSON')
       }
+      // Every body this API takes is an object; say so rather than list its missing fields.
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('Request body must be a JSON object')
+      return body
     })

@@ -1,0 +1,72 @@
+// What every route shares: the envelope on errors Elysia raises itself, CORS, no-store.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createTestContext, type TestContext } from '../helpers'
+
+let ctx: TestContext
+beforeEach(async () => {
+  ctx = await createTestContext({ AUTHD_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com' })
+})
+afterEach(() => ctx.close())
+
+describe('every response', () => {
+  it.each([
+    ['GET', '/'],
+    ['GET', '/api/v1/auth/nope'],
+    ['DELETE', '/api/v1/auth/login'],
+    ['GET', '/api/v1/auth/login'],
+    ['POST', '/api/v1/auth/refresh-token'],
+  ])('%s %s: 404 envelope for an unknown route', async (method, path) => {
+    const res = await ctx.call(method, path)
+    expect(res.status).toBe(404)
+    expect(res.json).toEqual({ statusCode: 404, message: 'Resource not found', data: null })
+    expect(res.headers.get('content-type')).toContain('application/json')
+    expect(res.headers.get('cache-control')).toBe('no-store')
+  })
+
+  it('413 for a chunked body (no Content-Length) that grows over 16 KiB', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(4096))
+    let sent = 0
+    const body = new ReadableStream({
+      pull(controller) {
+        if (sent++ < 8) controller.enqueue(chunk)
+        else controller.close()
+      },
+    })
+    const req = new Request('http://localhost/api/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey },
+      body,
+    })
+    const res = await ctx.app.handle(req)
+    expect(res.status).toBe(413)
+    expect(await res.json()).toEqual({ statusCode: 413, message: 'Payload too large', data: null })
+  })
+
+  it('413 from the declared Content-Length alone, on any route', async () => {
+    const res = await ctx.call('POST', '/api/v1/auth/logout', { rawBody: '{}', headers: { 'content-length': String(10 * 1024 * 1024) } })
+    expect(res.status).toBe(413)
+  })
+})
+
+describe('CORS', () => {
+  it('answers a preflight from an allowed origin, with credentials', async () => {
+    const res = await ctx.call('OPTIONS', '/api/v1/auth/login', {
+      apiKey: null,
+      headers: { origin: 'https://admin.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+    })
+    expect(res.status).toBeLessThan(300)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://admin.example.com')
+    expect(res.headers.get('access-control-allow-credentials')).toBe('true')
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key')
+  })
+
+  it('gives an origin that is not configured no Access-Control-Allow-Origin', async () => {
+    for (const method of ['OPTIONS', 'POST']) {
+      const res = await ctx.call(method, '/api/v1/auth/login', {
+        body: method === 'POST' ? { email: 'a@example.com', password: 'x' } : undefined,
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      })
+      expect(res.headers.get('access-control-allow-origin')).toBeNull()
+    }
+  })
+})
