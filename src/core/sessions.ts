@@ -57,12 +57,13 @@ export async function login(
 
 export async function refresh(deps: SessionDeps & Pick<Deps, 'refreshSuccessorKey'>, presented: string | undefined): Promise<Session> {
   if (!presented || presented.length > 128) throw unauthorized()
-  const tokenHash = sha256(presented)
-  const found = await deps.store.sessions.findToken(tokenHash)
+  const found = await deps.store.sessions.findToken(sha256(presented))
   if (!found) throw unauthorized()
   const { token, family } = found
   const now = deps.clock.now()
-  if (family.revokedAt !== null || family.expiresAt <= now || token.expiresAt <= now) throw unauthorized()
+  // A token's expiry is capped at its family's absolute end when it is issued, so this one
+  // check also ends the family on time.
+  if (family.revokedAt !== null || token.expiresAt <= now) throw unauthorized()
 
   const [user, tenant] = await Promise.all([deps.store.users.get(family.userId), deps.store.tenants.get(family.tenantId)])
   if (!user || !tenant) throw unauthorized()
@@ -72,13 +73,11 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'refreshSuccessorKe
   // The successor is derived from the presented token with a server-side key, so only its
   // hash is stored and yet every presentation within the grace period yields the same one.
   const successor = hmacSha256(deps.refreshSuccessorKey, presented)
-  let spentAt = token.spentAt
-  if (spentAt === null) {
-    const won = await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, now))
-    // Lost a race with a concurrent refresh of the same token: that one spent it just now.
-    if (!won) spentAt = (await deps.store.sessions.findToken(tokenHash))?.token.spentAt ?? now
-  }
-  if (spentAt !== null && now - spentAt > deps.config.refreshGraceSec * 1000) {
+  if (token.spentAt === null) {
+    // Losing this race to a concurrent refresh of the same token needs no special case: the
+    // winner spent it just now, well within the grace period, and stored this same successor.
+    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, now))
+  } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
     throw unauthorized()
   }

@@ -38,7 +38,7 @@ export interface SigningKeyStore {
 export interface SessionStore {
   createFamily(family: RefreshFamily, firstToken: RefreshToken): Promise<void>
   findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily } | null>
-  /** Spends the token and adds its successor, only if the token was unspent: false if it lost. */
+  /** Spends the token and adds its successor, only if the token was still unspent (false if not). */
   rotate(tokenId: string, spentAt: number, successor: RefreshToken): Promise<boolean>
   revokeFamily(familyId: string, revokedAt: number, reason: string): Promise<void>
   /** Revokes every live family of the user; returns how many. */
