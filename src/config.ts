@@ -67,6 +67,11 @@ function parseOrigins(name: string, raw: string): string[] {
     })
 }
 
+/** Where authd is reached when AUTHD_PUBLIC_URL is not set: the address it listens on. */
+export function defaultPublicUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
+
 export function databasePathFrom(databaseUrl: string | undefined, dataDir: string): string {
   if (!databaseUrl) return resolve(dataDir, 'authd.db')
   if (/^postgres(ql)?:/i.test(databaseUrl)) {
@@ -88,7 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const port = overrides.port ?? read('AUTHD_PORT', 3000, int(0, 65535))
   const host = overrides.host ?? read('AUTHD_HOST', '127.0.0.1', str)
   const dataDir = resolve(overrides.dataDir ?? read('AUTHD_DATA_DIR', './data', str))
-  const publicUrl = read('AUTHD_PUBLIC_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`, (name, raw) => {
+  const publicUrl = read('AUTHD_PUBLIC_URL', defaultPublicUrl(host, port), (name, raw) => {
     try {
       return new URL(raw).origin
     } catch {

@@ -1,5 +1,6 @@
 // Runs the app on a socket and stops it cleanly: on SIGTERM/SIGINT the listener closes,
 // in-flight requests finish, then the database closes.
+import { defaultPublicUrl, type Config } from '../config'
 import type { Logger } from '../log'
 import type { Runtime } from '../runtime'
 import { createApp } from './app'
@@ -15,14 +16,16 @@ export interface RunningServer {
 export async function startServer(runtime: Runtime, logger: Logger): Promise<RunningServer> {
   await runtime.keyRing.ensureKey()
   void runtime.hasher.warmUp()
-  const app = createApp(runtime, logger)
+  let app = createApp(runtime, logger)
   const server = Bun.serve({
     port: runtime.config.port,
     hostname: runtime.config.host,
     maxRequestBodySize: BUN_MAX_BODY_BYTES,
-    fetch: app.fetch,
+    fetch: (request) => app.fetch(request),
   })
   const url = server.url.origin
+  const bound = withBoundAddress(runtime.config, url)
+  if (bound !== runtime.config) app = createApp({ ...runtime, config: bound }, logger)
   logger.log('info', 'listening', { url, database: runtime.config.databasePath })
   let stopping: Promise<void> | undefined
   return {
@@ -36,4 +39,11 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
       return stopping
     },
   }
+}
+
+/** On --port 0 the default public URL (and issuer) can only be known once the port is bound. */
+function withBoundAddress(config: Config, url: string): Config {
+  const unbound = defaultPublicUrl(config.host, 0)
+  if (config.port !== 0 || config.publicUrl !== unbound) return config
+  return { ...config, publicUrl: url, issuer: config.issuer === unbound ? url : config.issuer }
 }

@@ -1,0 +1,96 @@
+// The compiled executable, end to end: build dist/authd, set up through its CLI, serve on a
+// free port, and use the API over a real socket as a client would.
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { createRemoteJWKSet, jwtVerify } from 'jose'
+import { cliRunner } from '../cli-runner'
+import { PASSWORD, tempDir, toResult } from '../helpers'
+
+const ROOT = join(import.meta.dir, '../..')
+const BINARY = join(ROOT, 'dist/authd')
+let dir: string
+let authd: ReturnType<typeof cliRunner>
+
+beforeAll(() => {
+  const build = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  if (build.exitCode !== 0) throw new Error(`npm run build failed:\n${build.stderr}`)
+  dir = tempDir()
+  // Run from an empty directory: the binary must need nothing beside it.
+  authd = cliRunner([BINARY], dir, { AUTHD_REFRESH_GRACE: '1s' })
+}, 180_000)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Starts `authd serve --port 0` and resolves once it logs the address it listens on. */
+async function serve(env: Record<string, string>) {
+  const proc = Bun.spawn([BINARY, '--data-dir', dir, 'serve', '--port', '0'], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', AUTHD_ARGON2_MEMORY_KIB: '64', AUTHD_ARGON2_TIME_COST: '1', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const reader = proc.stdout.getReader()
+  let buffered = ''
+  while (!buffered.includes('"msg":"listening"')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`authd serve exited early: ${await new Response(proc.stderr).text()}`)
+    buffered += new TextDecoder().decode(value)
+  }
+  const listening = buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!
+  reader.releaseLock()
+  return { proc, url: JSON.parse(listening).url as string }
+}
+
+describe('dist/authd end to end', () => {
+  it('CLI set-up, then login, refresh, reuse detection and logout over HTTP', async () => {
+    expect(authd(['--json', 'migrate']).json.pending).toEqual([])
+    const { tenantId } = authd(['--json', 'tenants', 'create', '--name', 'Acme']).json
+    const { key, keyId } = authd(['--json', 'api-keys', 'create', '--tenant', tenantId]).json
+    const user = authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'Lovelace', '--password-stdin'], { stdin: PASSWORD }).json
+    expect(user.email).toBe('ada@example.com')
+
+    const { proc, url } = await serve({ AUTHD_REFRESH_GRACE: '1s' })
+    try {
+      const api = `${url}/api/v1/auth`
+      const login = () =>
+        fetch(`${api}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD, rememberMe: true }),
+        }).then(toResult)
+      const refresh = (cookie: string) => fetch(`${api}/refresh-token`, { headers: { cookie: `refreshToken=${cookie}` } }).then(toResult)
+
+      expect((await fetch(`${url}/readyz`)).status).toBe(200)
+      const first = await login()
+      expect(first.status).toBe(201)
+      expect(first.json.data.response.user).toEqual(user)
+      expect(first.setCookie).toContain('Max-Age=2592000')
+
+      // Any service can verify the access token from the JWKS alone.
+      const jwks = createRemoteJWKSet(new URL(`${api}/.well-known/jwks.json`))
+      const { payload } = await jwtVerify(first.json.data.response.accessToken, jwks, { issuer: url, audience: 'authd' })
+      expect(payload).toMatchObject({ sub: user.userId, tid: tenantId, email: 'ada@example.com', type: 'user' })
+
+      const rotated = await refresh(first.refreshCookie!)
+      expect(rotated.status).toBe(201)
+      await jwtVerify(rotated.json.data.response.accessToken, jwks, { issuer: url, audience: 'authd' })
+
+      // A spent token after the (1 s) grace period: 401, and the family is revoked.
+      await Bun.sleep(1500)
+      expect((await refresh(first.refreshCookie!)).status).toBe(401)
+      expect((await refresh(rotated.refreshCookie!)).status).toBe(401)
+
+      const second = await login()
+      const loggedOut = await fetch(`${api}/logout`, { method: 'POST', headers: { cookie: `refreshToken=${second.refreshCookie}` } }).then(toResult)
+      expect(loggedOut.json).toEqual({ statusCode: 200, message: 'Logged out', data: null })
+      expect((await refresh(second.refreshCookie!)).status).toBe(401)
+
+      // The CLI writes while the server runs: a revoked key fails from the next request on.
+      expect(authd(['--json', 'api-keys', 'revoke', keyId]).code).toBe(0)
+      expect((await login()).json).toEqual({ statusCode: 401, message: 'Unauthorized', data: null })
+    } finally {
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+    }
+  }, 60_000)
+})
