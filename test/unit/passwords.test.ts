@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'bun:test'
+import { AppError } from '../../src/core/errors'
+import { PasswordHasher } from '../../src/core/passwords'
+import { checkPasswordPolicy } from '../../src/core/password-policy'
+
+const options = { memoryKib: 64, timeCost: 1, concurrency: 2, queueMax: 1 }
+
+describe('PasswordHasher', () => {
+  it('hashes with argon2id and verifies', async () => {
+    const hasher = new PasswordHasher(options)
+    const hash = await hasher.hash('correct horse battery staple')
+    expect(hash).toStartWith('$argon2id$v=19$m=64,t=1,')
+    expect(await hasher.verify('correct horse battery staple', hash)).toBe(true)
+    expect(await hasher.verify('correct horse battery stapler', hash)).toBe(false)
+    expect(hasher.needsRehash(hash)).toBe(false)
+    expect(new PasswordHasher({ ...options, memoryKib: 128 }).needsRehash(hash)).toBe(true)
+    expect(hasher.needsRehash('$2b$10$abcdefghijklmnopqrstuv')).toBe(true)
+  })
+
+  it('runs at most `concurrency` hashes, queues `queueMax` more, and refuses the rest with 503', async () => {
+    const hasher = new PasswordHasher(options)
+    let running = 0
+    let peak = 0
+    const releases: Array<() => void> = []
+    const job = () =>
+      hasher['limited'](async () => {
+        peak = Math.max(peak, ++running)
+        await new Promise<void>((resolve) => releases.push(resolve))
+        running--
+      })
+    const accepted = [job(), job(), job()]
+    await expect(job()).rejects.toEqual(new AppError(503, 'Service unavailable', 1))
+    while (releases.length > 0 || running > 0) {
+      releases.shift()?.()
+      await Bun.sleep(0)
+    }
+    await Promise.all(accepted)
+    expect(peak).toBe(2)
+  })
+})
+
+describe('checkPasswordPolicy', () => {
+  const who = { email: 'ada.lovelace@example.com', firstName: 'Ada', lastName: 'Lovelace' }
+  it.each([
+    ['a 14-character password', 'abcdefghijklmn', 'Password must be at least 15 characters long'],
+    ['a 129-character password', 'a'.repeat(129), 'Password must be at most 128 characters long'],
+    ['one containing the e-mail local part', 'my name is ada.lovelace ok', 'Password must not contain your e-mail address'],
+    ['one containing the last name', 'i am countess LOVELACE of tea', 'Password must not contain your name'],
+  ])('refuses %s with a 400 naming the rule', (_, password, message) => {
+    expect(() => checkPasswordPolicy(password, 15, who)).toThrow(new AppError(400, message))
+  })
+
+  it('accepts any characters, spaces included, and returns the NFKC form', () => {
+    expect(checkPasswordPolicy('ｆｕｌｌｗｉｄｔｈ ｐａｓｓｗｏｒｄ', 15, who)).toBe('fullwidth password')
+    expect(checkPasswordPolicy('🦄 unicorns 🦄 everywhere', 15, who)).toBe('🦄 unicorns 🦄 everywhere')
+  })
+})
