@@ -19,7 +19,10 @@ export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoAccount | n
   const tenant = await createTenant(runtime, 'Demo')
   const { key } = await createApiKey(runtime, { tenantId: tenant.id, name: 'demo' })
   const email = 'demo@example.com'
-  const password = randomToken(18)
+  let password: string
+  // The policy refuses a password containing the user's name or e-mail: draw again (rare).
+  do password = randomToken(18)
+  while (/demo|user/i.test(password))
   await createUser(runtime, { tenantId: tenant.id, email, firstName: 'Demo', lastName: 'User', type: 'admin', password })
   return { tenantId: tenant.id, apiKey: key, email, password }
 }
@@ -44,6 +47,15 @@ export function demoBanner(demo: DemoAccount, url: string): string {
     'Refresh the access token with that cookie:',
     '',
     `  curl -i -b cookies.txt -c cookies.txt ${api}/refresh-token`,
+    '',
+  ].join('\n')
+}
+
+export function existingDataHint(dataDir: string): string {
+  return [
+    '',
+    `authd is serving the existing data in ${dataDir} (the demo account was printed on its first run).`,
+    'Manage tenants, API keys and users with the CLI: ./dist/authd --help',
     '',
   ].join('\n')
 }

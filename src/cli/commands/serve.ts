@@ -3,7 +3,7 @@ import { jsonLogger } from '../../log'
 import { openRuntime } from '../../runtime'
 import { startServer } from '../../server/serve'
 import { contextFrom } from '../context'
-import { demoBanner, seedDemoIfEmpty } from '../demo'
+import { demoBanner, existingDataHint, seedDemoIfEmpty } from '../demo'
 import { CliError } from '../io'
 import type { Env } from '../index'
 
@@ -28,6 +28,7 @@ export function registerServe(program: Command, env: Env) {
       const demo = opts.seedDemo ? await seedDemoIfEmpty(runtime) : null
       const server = await startServer(runtime, logger)
       if (demo) process.stdout.write(demoBanner(demo, server.url) + '\n')
+      else if (opts.seedDemo) process.stdout.write(existingDataHint(runtime.config.dataDir) + '\n')
       await new Promise<void>((resolve) => {
         for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve())
       })
