@@ -45,6 +45,7 @@ describe('POST /logout', () => {
   it.each([
     ['no cookie', undefined],
     ['an unknown cookie', 'B'.repeat(43)],
+    ['a cookie that looks like JSON', '{"a":1}'],
   ])('is idempotent: 200 and a cleared cookie for %s', async (_, cookie) => {
     const res = await logout(cookie)
     expect(res.status).toBe(200)

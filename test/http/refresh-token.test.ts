@@ -72,6 +72,9 @@ describe('GET /refresh-token', () => {
     ['an unknown token', 'A'.repeat(43)],
     ['an empty cookie', ''],
     ['an absurdly long cookie', 'A'.repeat(5000)],
+    ['a cookie that looks like JSON', '{"a":1}'],
+    ['a cookie that looks like a number', '1234'],
+    ['a cookie with broken percent-encoding', '%E0%A4%A'],
   ])('answers 401 for %s', async (_, cookie) => {
     await loggedIn()
     const res = await ctx.call('GET', REFRESH, { cookie: cookie === undefined ? undefined : `refreshToken=${cookie}`, apiKey: null })

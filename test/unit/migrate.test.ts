@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { openDatabase } from '../../src/db/client'
 import { embeddedMigrations, migrationStatus, runMigrations } from '../../src/db/migrate'
 import { journal } from '../../src/db/migrations'
 import { tempDir } from '../helpers'
@@ -22,5 +23,17 @@ describe('embedded migrations', () => {
     expect(migrationStatus(second)).toEqual({ applied: embeddedMigrations.map((m) => m.tag), pending: [] })
     const tables = first.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()
     expect(tables.map((t: any) => t.name)).toContain('refresh_tokens')
+  })
+})
+
+describe('openDatabase', () => {
+  it('uses WAL, synchronous=FULL, a busy timeout and foreign keys', () => {
+    const db = openDatabase(join(tempDir(), 'authd.db'))
+    const pragma = (name: string) => Object.values(db.$client.query(`PRAGMA ${name}`).get() as object)[0]
+    expect(pragma('journal_mode')).toBe('wal')
+    expect(pragma('synchronous')).toBe(2) // FULL
+    expect(pragma('busy_timeout')).toBe(5000)
+    expect(pragma('foreign_keys')).toBe(1)
+    db.$client.close()
   })
 })

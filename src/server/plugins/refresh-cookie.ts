@@ -14,3 +14,9 @@ export function setRefreshCookie(cookie: Cookie<unknown>, token: string, maxAgeS
 export function clearRefreshCookie(cookie: Cookie<unknown>) {
   cookie.set({ ...attributes, value: '', maxAge: 0, expires: new Date(0) })
 }
+
+/** The cookie's value as sent. Elysia parses JSON-looking cookie values into objects and
+ *  numbers; a refresh token is never one, so anything but a string counts as absent. */
+export function readRefreshCookie(cookie: Cookie<unknown>): string | undefined {
+  return typeof cookie.value === 'string' ? cookie.value : undefined
+}

@@ -3,13 +3,13 @@ import type { Deps } from '../../core/deps'
 import { logout } from '../../core/sessions'
 import { envelope } from '../errors'
 import { originCheck } from '../plugins/origin-check'
-import { clearRefreshCookie } from '../plugins/refresh-cookie'
+import { clearRefreshCookie, readRefreshCookie } from '../plugins/refresh-cookie'
 
 export const logoutRoute = (deps: Deps, allowedOrigins: ReadonlySet<string>) =>
   new Elysia().use(originCheck(allowedOrigins)).post(
     '/logout',
     async ({ cookie }) => {
-      await logout(deps, cookie.refreshToken!.value as string | undefined)
+      await logout(deps, readRefreshCookie(cookie.refreshToken!))
       clearRefreshCookie(cookie.refreshToken!)
       return envelope(200, 'Logged out', null)
     },

@@ -3,13 +3,13 @@ import type { Deps } from '../../core/deps'
 import { refresh } from '../../core/sessions'
 import { envelope } from '../errors'
 import { originCheck } from '../plugins/origin-check'
-import { setRefreshCookie } from '../plugins/refresh-cookie'
+import { readRefreshCookie, setRefreshCookie } from '../plugins/refresh-cookie'
 
 export const refreshTokenRoute = (deps: Deps, allowedOrigins: ReadonlySet<string>) =>
   new Elysia().use(originCheck(allowedOrigins)).get(
     '/refresh-token',
     async ({ cookie, set }) => {
-      const session = await refresh(deps, cookie.refreshToken!.value as string | undefined)
+      const session = await refresh(deps, readRefreshCookie(cookie.refreshToken!))
       setRefreshCookie(cookie.refreshToken!, session.refreshToken, session.refreshMaxAgeSec)
       set.status = 201
       return envelope(201, 'Token refreshed', { response: { accessToken: session.accessToken, user: session.user } })
