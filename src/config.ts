@@ -25,6 +25,12 @@ export interface Config {
   passwordMinLength: number
   corsOrigins: string[]
   maxBodyBytes: number
+  /** smtp:// or smtps:// URL; unset: mail is written to .eml files under the data dir. */
+  smtpUrl?: string
+  mailFrom: string
+  mailMaxAttempts: number
+  /** Optional page where invited users set their password; the token is appended as #token=. */
+  inviteUrl?: string
 }
 
 export type ConfigOverrides = Partial<Pick<Config, 'port' | 'host' | 'dataDir'>> & { databaseUrl?: string }
@@ -122,5 +128,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordMinLength: read('AUTHD_PASSWORD_MIN_LENGTH', 15, int(8, 128)),
     corsOrigins: read('AUTHD_CORS_ORIGINS', [], parseOrigins),
     maxBodyBytes: 16 * 1024,
+    smtpUrl: read('AUTHD_SMTP_URL', undefined, (name, raw) => {
+      if (!/^smtps?:\/\/[^/]/i.test(raw)) throw new ConfigError(`${name} must be an smtp:// or smtps:// URL (got "${raw.replace(/\/\/[^@]*@/, '//…@')}")`)
+      return raw
+    }),
+    mailFrom: read('AUTHD_MAIL_FROM', 'authd <no-reply@localhost>', str),
+    mailMaxAttempts: read('AUTHD_MAIL_MAX_ATTEMPTS', 30, int(1, 1000)),
+    inviteUrl: read('AUTHD_INVITE_URL', undefined, (name, raw) => {
+      try {
+        return new URL(raw).href
+      } catch {
+        throw new ConfigError(`${name} must be a URL such as https://app.example.com/setup (got "${raw}")`)
+      }
+    }),
   }
 }

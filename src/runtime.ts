@@ -9,7 +9,20 @@ import { openDatabase } from './db/client'
 import { runMigrations } from './db/migrate'
 import { createSqliteStore } from './db/sqlite-store'
 
+/** A minimal in-process event: the mail worker listens, core notifies. */
+export class Signal {
+  private readonly listeners = new Set<() => void>()
+  notify() {
+    for (const listener of this.listeners) listener()
+  }
+  listen(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+}
+
 export interface Runtime extends Deps {
+  mailQueued: Signal
   /** Migrations applied while opening (empty when the database was current). */
   appliedMigrations: string[]
   close(): void
@@ -32,7 +45,11 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     config,
     hasher,
     keyRing: new KeyRing(store.signingKeys, clock, config.accessTokenTtlSec),
-    refreshSuccessorKey: await store.serverSecret('refresh-successor', () => randomToken(32)),
+    serverKeys: {
+      refreshSuccessor: await store.serverSecret('refresh-successor', () => randomToken(32)),
+      otp: await store.serverSecret('otp', () => randomToken(32)),
+    },
+    mailQueued: new Signal(),
     appliedMigrations,
     close: () => store.close(),
   }

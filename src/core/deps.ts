@@ -11,6 +11,13 @@ export interface Deps {
   config: Config
   hasher: PasswordHasher
   keyRing: KeyRing
-  /** Server-side key that derives a refresh token's successor (see sessions.ts). */
-  refreshSuccessorKey: string
+  /** Server-side HMAC keys, kept in the database so every instance shares them. */
+  serverKeys: {
+    /** Derives a refresh token's successor (see sessions.ts). */
+    refreshSuccessor: string
+    /** Keys OTP hashes and the e-mail keys of password-reset requests. */
+    otp: string
+  }
+  /** Told whenever mail is queued, so a running worker delivers it at once. */
+  mailQueued: { notify(): void }
 }

@@ -1,6 +1,10 @@
 // The password policy, after NIST SP 800-63B rev. 4: length is what counts, any characters
-// are allowed, and there are no composition rules. Passwords are NFKC-normalised first so
-// the same password typed on two keyboards hashes the same.
+// are allowed (spaces too), there are no composition rules, and passwords known to be
+// common or breached are refused. Passwords are NFKC-normalised first, so the same password
+// typed on two keyboards hashes the same.
+//
+// The blocklist is @zxcvbn-ts/language-common's `passwords-common` (49k entries from
+// breach corpora), maintained with zxcvbn-ts and bundled into the binary: no network call.
 import { badRequest } from './errors'
 
 export const PASSWORD_MAX_LENGTH = 128
@@ -11,12 +15,18 @@ export interface PasswordContext {
   lastName: string
 }
 
+let blocklist: Promise<Set<string>> | undefined
+// Loaded on first use (~25 ms): CLI commands that set no password never pay for it.
+const loadBlocklist = () =>
+  (blocklist ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'])))
+
 /** Returns the normalised password to hash, or throws a 400 naming the rule that failed. */
-export function checkPasswordPolicy(password: string, minLength: number, context: PasswordContext): string {
+export async function checkPasswordPolicy(password: string, minLength: number, context: PasswordContext): Promise<string> {
   const normalised = password.normalize('NFKC')
   const length = [...normalised].length
   if (length < minLength) throw badRequest(`Password must be at least ${minLength} characters long`)
   if (length > PASSWORD_MAX_LENGTH) throw badRequest(`Password must be at most ${PASSWORD_MAX_LENGTH} characters long`)
+
   const lower = normalised.toLowerCase()
   const localPart = context.email.split('@')[0] ?? ''
   if (localPart.length >= 3 && lower.includes(localPart.toLowerCase())) {
@@ -25,5 +35,11 @@ export function checkPasswordPolicy(password: string, minLength: number, context
   for (const name of [context.firstName, context.lastName]) {
     if (name.length >= 3 && lower.includes(name.toLowerCase())) throw badRequest('Password must not contain your name')
   }
+  if (/^(.{1,4}?)\1+$/su.test(lower)) throw badRequest('Password must not be a short pattern repeated')
+
+  // A listed password padded with digits or symbols, or spaced out, is still that password.
+  const variants = [lower, lower.replace(/\s+/g, ''), lower.replace(/^[\d\p{P}\p{S}\s]+|[\d\p{P}\p{S}\s]+$/gu, '')]
+  const list = await loadBlocklist()
+  if (variants.some((v) => v.length > 0 && list.has(v))) throw badRequest('Password is too common: it appears in lists of breached passwords')
   return normalised
 }

@@ -55,7 +55,7 @@ export async function login(
   return issueSession(deps, user, input.tenant, refreshToken, record.expiresAt, now)
 }
 
-export async function refresh(deps: SessionDeps & Pick<Deps, 'refreshSuccessorKey'>, presented: string | undefined): Promise<Session> {
+export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined): Promise<Session> {
   if (!presented || presented.length > 128) throw unauthorized()
   const found = await deps.store.sessions.findToken(sha256(presented))
   if (!found) throw unauthorized()
@@ -72,7 +72,7 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'refreshSuccessorKe
 
   // The successor is derived from the presented token with a server-side key, so only its
   // hash is stored and yet every presentation within the grace period yields the same one.
-  const successor = hmacSha256(deps.refreshSuccessorKey, presented)
+  const successor = hmacSha256(deps.serverKeys.refreshSuccessor, presented)
   if (token.spentAt === null) {
     // Losing this race to a concurrent refresh of the same token needs no special case: the
     // winner spent it just now, well within the grace period, and stored this same successor.

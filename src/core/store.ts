@@ -2,7 +2,7 @@
 // SQLite (and later PostgreSQL). Every method is atomic by itself: where a rule needs
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
-import type { ApiKey, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
+import type { ApiKey, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
   insert(tenant: Tenant): Promise<void>
@@ -27,6 +27,46 @@ export interface UserStore {
   list(tenantId: string): Promise<User[]>
   setDisabledAt(id: string, disabledAt: number | null, now: number): Promise<User | null>
   setPasswordHash(id: string, passwordHash: string, now: number): Promise<void>
+  /** Inserts all or none (throws when any e-mail is taken). */
+  insertMany(users: User[], setupTokens: SetupToken[]): Promise<void>
+  /** An admin sets the password: also spends setup tokens, revokes every session, queues the notice. */
+  replacePassword(input: { userId: string; passwordHash: string; now: number; notice: OutboxMessage }): Promise<void>
+}
+
+export interface PasswordResetStore {
+  /** Records the request; for a registered address also replaces the user's OTP and queues its mail. One transaction. */
+  request(input: { tenantId: string; emailKey: string; at: number; otp?: PasswordResetOtp; mail?: OutboxMessage }): Promise<void>
+  countRequests(tenantId: string, emailKey: string, since: number): Promise<number>
+  findOtp(userId: string): Promise<PasswordResetOtp | null>
+  /** Counts a wrong code against the live OTP, spending it at `maxAttempts`. */
+  recordOtpFailure(userId: string, now: number, maxAttempts: number): Promise<void>
+  /**
+   * Spends the OTP, if it is still the live, unspent, unexpired one with this hash and fewer
+   * than `maxAttempts` failures, and in the same transaction sets the password, revokes every
+   * session and queues the notice. False when the OTP was no longer usable (lost a race).
+   */
+  complete(input: { userId: string; codeHash: string; now: number; maxAttempts: number; passwordHash: string; notice: OutboxMessage }): Promise<boolean>
+}
+
+export interface SetupTokenStore {
+  findByHash(tokenHash: string): Promise<SetupToken | null>
+  /** Spends the user's earlier setup tokens, adds this one and queues its mail. */
+  replace(token: SetupToken, mail?: OutboxMessage): Promise<void>
+  /** Sets the password only if the user still has none, spending their setup tokens; false if they had one. */
+  complete(input: { userId: string; passwordHash: string; now: number }): Promise<boolean>
+}
+
+export interface OutboxStore {
+  /** Takes the next due message (pending and due, or sending with an expired lease) for one worker. */
+  claimNext(now: number, leaseMs: number): Promise<OutboxMessage | null>
+  markSent(id: string, now: number): Promise<void>
+  markRetry(id: string, nextAttemptAt: number, error: string): Promise<void>
+  markFailed(id: string, error: string): Promise<void>
+  markExpired(id: string): Promise<void>
+  /** Metadata only: bodies come back null. */
+  list(filter: { pendingOnly?: boolean }): Promise<OutboxMessage[]>
+  /** Puts failed messages back in the queue; returns how many. */
+  retryFailed(now: number): Promise<number>
 }
 
 export interface SigningKeyStore {
@@ -51,6 +91,9 @@ export interface Store {
   users: UserStore
   signingKeys: SigningKeyStore
   sessions: SessionStore
+  passwordResets: PasswordResetStore
+  setupTokens: SetupTokenStore
+  outbox: OutboxStore
   /** A named server-side secret, created by `create` the first time it is asked for. */
   serverSecret(name: string, create: () => string): Promise<string>
   /** Throws when the database cannot answer. */

@@ -75,3 +75,37 @@ export interface RefreshToken {
   expiresAt: number
   spentAt: number | null
 }
+
+export interface PasswordResetOtp {
+  userId: string
+  /** HMAC of the code under a server key: a stolen database does not reveal live codes. */
+  codeHash: string
+  createdAt: number
+  expiresAt: number
+  /** Wrong codes tried against this OTP. */
+  attempts: number
+  spentAt: number | null
+}
+
+export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation'
+export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'expired'
+
+export interface OutboxMessage {
+  id: string
+  tenantId: string
+  kind: MailKind
+  recipient: string
+  subject: string
+  /** Null once delivered or expired: the body may hold a secret. */
+  textBody: string | null
+  htmlBody: string | null
+  status: MailStatus
+  attempts: number
+  nextAttemptAt: number
+  /** While `sending`: when another worker may take the message over (its sender died). */
+  leaseUntil: number | null
+  lastError: string | null
+  secretExpiresAt: number | null
+  createdAt: number
+  sentAt: number | null
+}

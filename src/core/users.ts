@@ -1,7 +1,9 @@
 import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
+import { newOutboxMessage } from './mail/outbox'
+import { passwordChangedMail } from './mail/templates'
 import { checkPasswordPolicy } from './password-policy'
-import { randomToken, sha256 } from './secrets'
+import { newSetupToken } from './setup-password'
 import { getTenant, validateName } from './tenants'
 import { USER_TYPES, type SetupToken, type Tenant, type User, type UserType } from './types'
 
@@ -53,8 +55,12 @@ export interface CreatedUser {
   setupToken?: { token: string; expiresAt: number }
 }
 
-export async function createUser(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>, input: NewUser): Promise<CreatedUser> {
-  const tenant = await getTenant(deps, input.tenantId)
+/** Validates a new user and hashes its password; nothing is stored yet. */
+export async function prepareUser(
+  deps: Pick<Deps, 'clock' | 'config' | 'hasher'>,
+  tenant: Tenant,
+  input: Omit<NewUser, 'tenantId'>,
+): Promise<{ user: User; setupToken?: { token: string; record: SetupToken } }> {
   const type = (input.type ?? 'user') as UserType
   if (!USER_TYPES.includes(type)) throw badRequest(`type must be one of ${USER_TYPES.join(', ')}`)
   const now = deps.clock.now()
@@ -72,20 +78,39 @@ export async function createUser(deps: Pick<Deps, 'store' | 'clock' | 'config' |
   }
   if (input.password !== undefined) {
     if (type === 'tenant') throw badRequest('Tenant users cannot have a password')
-    user.passwordHash = await deps.hasher.hash(checkPasswordPolicy(input.password, deps.config.passwordMinLength, user))
+    user.passwordHash = await deps.hasher.hash(await checkPasswordPolicy(input.password, deps.config.passwordMinLength, user))
   }
-  let setupToken: CreatedUser['setupToken']
-  let setupRecord: SetupToken | undefined
-  if (user.passwordHash === null && type !== 'tenant') {
-    const token = randomToken(32)
-    const expiresAt = now + deps.config.setupTokenTtlSec * 1000
-    setupToken = { token, expiresAt }
-    setupRecord = { id: Bun.randomUUIDv7(), userId: user.id, tokenHash: sha256(token), createdAt: now, expiresAt, usedAt: null }
-  }
-  if (!(await deps.store.users.insert(user, setupRecord))) {
-    throw conflict(`A user with e-mail ${user.email} already exists in this tenant`)
-  }
-  return { user, tenant, setupToken }
+  // Tenant users are machine identities: they never get a setup token.
+  const setupToken = user.passwordHash === null && type !== 'tenant' ? newSetupToken(deps, user.id, now) : undefined
+  return { user, setupToken }
+}
+
+export const emailTaken = (email: string) => conflict(`A user with e-mail ${email} already exists in this tenant`)
+
+export async function createUser(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>, input: NewUser): Promise<CreatedUser> {
+  const tenant = await getTenant(deps, input.tenantId)
+  const { user, setupToken } = await prepareUser(deps, tenant, input)
+  if (!(await deps.store.users.insert(user, setupToken?.record))) throw emailTaken(user.email)
+  return { user, tenant, setupToken: setupToken && { token: setupToken.token, expiresAt: setupToken.record.expiresAt } }
+}
+
+/** `authd users set-password`: the policy applies; every session ends and the user is told. */
+export async function setUserPassword(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'mailQueued'>, userId: string, password: string): Promise<User> {
+  const user = await getUser(deps, userId)
+  if (user.type === 'tenant') throw badRequest('Tenant users cannot have a password')
+  const tenant = await getTenant(deps, user.tenantId)
+  const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(password, deps.config.passwordMinLength, user))
+  const now = deps.clock.now()
+  const notice = newOutboxMessage({
+    tenantId: tenant.id,
+    kind: 'password-changed',
+    recipient: user.email,
+    content: passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now }),
+    now,
+  })
+  await deps.store.users.replacePassword({ userId, passwordHash, now, notice })
+  deps.mailQueued.notify()
+  return { ...user, passwordHash, updatedAt: now }
 }
 
 export async function getUser(deps: Pick<Deps, 'store'>, userId: string): Promise<User> {

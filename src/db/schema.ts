@@ -41,11 +41,13 @@ export const users = sqliteTable(
   (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email)],
 )
 
+// No foreign key on user_id: a token whose user was deleted must still be found, so the
+// setup-password endpoint can answer 404 for it rather than 401.
 export const setupTokens = sqliteTable(
   'setup_tokens',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
     tokenHash: text('token_hash').notNull(),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
@@ -89,6 +91,56 @@ export const refreshTokens = sqliteTable(
     spentAt: integer('spent_at'),
   },
   (t) => [uniqueIndex('refresh_tokens_hash_idx').on(t.tokenHash), index('refresh_tokens_family_idx').on(t.familyId)],
+)
+
+// One live password-reset OTP per user: a new request replaces the row.
+export const passwordResetOtps = sqliteTable('password_reset_otps', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  attempts: integer('attempts').notNull(),
+  spentAt: integer('spent_at'),
+})
+
+// Every forgot-password request, registered address or not (same write either way), keyed
+// by a keyed hash of the address: the per-address limits count these.
+export const passwordResetRequests = sqliteTable(
+  'password_reset_requests',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tenantId: text('tenant_id').notNull(),
+    emailKey: text('email_key').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+)
+
+// The mail outbox: written in the same transaction as the secret a message carries, and
+// delivered by a worker. Bodies are erased once delivered (or expired).
+export const mailOutbox = sqliteTable(
+  'mail_outbox',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation'] }).notNull(),
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body'),
+    htmlBody: text('html_body'),
+    status: text('status', { enum: ['pending', 'sending', 'sent', 'failed', 'expired'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    leaseUntil: integer('lease_until'),
+    lastError: text('last_error'),
+    /** When the secret in the body stops being valid: the message is not sent after it. */
+    secretExpiresAt: integer('secret_expires_at'),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+  },
+  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
 )
 
 // Server-side keys that never leave the database (e.g. the key that derives a refresh

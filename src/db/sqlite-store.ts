@@ -6,20 +6,16 @@ import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
+import { changesOf, immediate as immediateTx, isUniqueViolation } from './helpers'
 import { migrationStatus } from './migrate'
-import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { createOutboxStore } from './outbox-store'
+import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
+import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
 
-// bun:sqlite returns { changes } from run(); drizzle's types say void.
-const changesOf = (result: unknown): number => (result as { changes: number }).changes
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed/.test(error.message)
-}
-
 export function createSqliteStore(db: Db): Store {
-  const immediate = <T>(fn: () => T): T => db.$client.transaction(fn).immediate()
+  const immediate = <T>(fn: () => T): T => immediateTx(db, fn)
 
   const q = {
     apiKeyByHash: db
@@ -128,6 +124,23 @@ export function createSqliteStore(db: Db): Store {
       async setPasswordHash(id, passwordHash, now) {
         db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id)).run()
       },
+      async insertMany(newUsers, tokens) {
+        immediate(() => {
+          for (const user of newUsers) db.insert(users).values(user).run()
+          for (const token of tokens) db.insert(setupTokens).values(token).run()
+        })
+      },
+      async replacePassword({ userId, passwordHash, now, notice }) {
+        immediate(() => {
+          db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
+          db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
+          db.update(refreshFamilies)
+            .set({ revokedAt: now, revokedReason: 'password-set-by-admin' })
+            .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
+            .run()
+          db.insert(mailOutbox).values(notice).run()
+        })
+      },
     },
 
     signingKeys: {
@@ -175,6 +188,10 @@ export function createSqliteStore(db: Db): Store {
         )
       },
     },
+
+    passwordResets: createPasswordResetStore(db),
+    setupTokens: createSetupTokenStore(db),
+    outbox: createOutboxStore(db),
 
     async serverSecret(name, create) {
       return immediate(() => {

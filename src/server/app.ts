@@ -6,11 +6,14 @@ import type { Logger } from '../log'
 import { errors } from './errors'
 import { bodyLimit } from './plugins/body-limit'
 import { corsFor } from './plugins/cors'
+import { changePasswordRoute } from './routes/change-password'
+import { forgotPasswordRoute } from './routes/forgot-password'
 import { healthRoutes } from './routes/health'
 import { jwksRoute } from './routes/jwks'
 import { loginRoute } from './routes/login'
 import { logoutRoute } from './routes/logout'
 import { refreshTokenRoute } from './routes/refresh-token'
+import { setupPasswordRoute } from './routes/setup-password'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -32,6 +35,9 @@ export function createApp(deps: Deps, logger: Logger) {
         .use(loginRoute(deps))
         .use(refreshTokenRoute(deps, trustedOrigins))
         .use(logoutRoute(deps, trustedOrigins))
+        .use(forgotPasswordRoute(deps))
+        .use(changePasswordRoute(deps))
+        .use(setupPasswordRoute(deps))
         .use(jwksRoute(deps)),
     )
 }

@@ -1,7 +1,10 @@
-// Runs the app on a socket and stops it cleanly: on SIGTERM/SIGINT the listener closes,
-// in-flight requests finish, then the database closes.
+// Runs the app on a socket, with the mail worker beside it, and stops both cleanly: on
+// SIGTERM/SIGINT the listener closes, in-flight requests and the mail in hand finish, then
+// the database closes.
 import { defaultPublicUrl, type Config } from '../config'
+import { MailWorker } from '../core/mail/worker'
 import type { Logger } from '../log'
+import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
 import { createApp } from './app'
 
@@ -26,13 +29,18 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   const url = server.url.origin
   const bound = withBoundAddress(runtime.config, url)
   if (bound !== runtime.config) app = createApp({ ...runtime, config: bound }, logger)
-  logger.log('info', 'listening', { url, database: runtime.config.databasePath })
+  const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger)
+  const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
+  mailWorker.start()
+  logger.log('info', 'listening', { url, database: runtime.config.databasePath, mail: runtime.config.smtpUrl ? 'smtp' : 'eml files' })
   let stopping: Promise<void> | undefined
   return {
     url,
     stop() {
       stopping ??= (async () => {
         await server.stop()
+        unlisten()
+        await mailWorker.stop()
         runtime.close()
         logger.log('info', 'stopped')
       })()

@@ -46,12 +46,22 @@ describe('checkPasswordPolicy', () => {
     ['a 129-character password', 'a'.repeat(129), 'Password must be at most 128 characters long'],
     ['one containing the e-mail local part', 'my name is ada.lovelace ok', 'Password must not contain your e-mail address'],
     ['one containing the last name', 'i am countess LOVELACE of tea', 'Password must not contain your name'],
-  ])('refuses %s with a 400 naming the rule', (_, password, message) => {
-    expect(() => checkPasswordPolicy(password, 15, who)).toThrow(new AppError(400, message))
+    ['a short pattern repeated', 'abcabcabcabcabcabc', 'Password must not be a short pattern repeated'],
+    ['one character repeated', 'zzzzzzzzzzzzzzzz', 'Password must not be a short pattern repeated'],
+    ['a breached password', 'qwertyuiop12345', 'Password is too common: it appears in lists of breached passwords'],
+    ['a breached password in capitals', 'PASSWORDPASSWORD', 'Password is too common: it appears in lists of breached passwords'],
+    ['a breached password padded with digits and symbols', 'passwordpassword2024!', 'Password is too common: it appears in lists of breached passwords'],
+  ])('refuses %s with a 400 naming the rule', async (_, password, message) => {
+    await expect(checkPasswordPolicy(password, 15, who)).rejects.toEqual(new AppError(400, message))
   })
 
-  it('accepts any characters, spaces included, and returns the NFKC form', () => {
-    expect(checkPasswordPolicy('ｆｕｌｌｗｉｄｔｈ ｐａｓｓｗｏｒｄ', 15, who)).toBe('fullwidth password')
-    expect(checkPasswordPolicy('🦄 unicorns 🦄 everywhere', 15, who)).toBe('🦄 unicorns 🦄 everywhere')
+  it('checks the blocklist at a lower configured minimum too', async () => {
+    await expect(checkPasswordPolicy('baseball', 8, who)).rejects.toEqual(new AppError(400, 'Password is too common: it appears in lists of breached passwords'))
+    expect(await checkPasswordPolicy('tangerine kayak', 8, who)).toBe('tangerine kayak')
+  })
+
+  it('accepts any characters, spaces included, and returns the NFKC form', async () => {
+    expect(await checkPasswordPolicy('ｆｕｌｌｗｉｄｔｈ ｐａｓｓｗｏｒｄ', 15, who)).toBe('fullwidth password')
+    expect(await checkPasswordPolicy('🦄 unicorns 🦄 everywhere', 15, who)).toBe('🦄 unicorns 🦄 everywhere')
   })
 })

@@ -11,6 +11,43 @@ CREATE TABLE `api_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_keys_key_hash_idx` ON `api_keys` (`key_hash`);--> statement-breakpoint
 CREATE INDEX `api_keys_tenant_idx` ON `api_keys` (`tenant_id`);--> statement-breakpoint
+CREATE TABLE `mail_outbox` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`kind` text NOT NULL,
+	`recipient` text NOT NULL,
+	`subject` text NOT NULL,
+	`text_body` text,
+	`html_body` text,
+	`status` text NOT NULL,
+	`attempts` integer NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`lease_until` integer,
+	`last_error` text,
+	`secret_expires_at` integer,
+	`created_at` integer NOT NULL,
+	`sent_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `mail_outbox_due_idx` ON `mail_outbox` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE TABLE `password_reset_otps` (
+	`user_id` text PRIMARY KEY NOT NULL,
+	`code_hash` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`attempts` integer NOT NULL,
+	`spent_at` integer,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `password_reset_requests` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`email_key` text NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `password_reset_requests_email_idx` ON `password_reset_requests` (`tenant_id`,`email_key`,`created_at`);--> statement-breakpoint
 CREATE TABLE `refresh_families` (
 	`id` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,
@@ -48,8 +85,7 @@ CREATE TABLE `setup_tokens` (
 	`token_hash` text NOT NULL,
 	`created_at` integer NOT NULL,
 	`expires_at` integer NOT NULL,
-	`used_at` integer,
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+	`used_at` integer
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `setup_tokens_hash_idx` ON `setup_tokens` (`token_hash`);--> statement-breakpoint

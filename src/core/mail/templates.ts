@@ -1,0 +1,95 @@
+// The mails authd sends, as plain text and HTML, each naming the tenant. Values are
+// HTML-escaped: names come from admins and imports, not from us.
+export interface MailContent {
+  subject: string
+  text: string
+  html: string
+}
+
+const escape = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+function layout(title: string, paragraphs: string[]): string {
+  return [
+    '<!doctype html>',
+    '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
+    '<body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1a1a1a;max-width:560px;margin:0 auto;padding:24px">',
+    `<h1 style="font-size:20px">${title}</h1>`,
+    ...paragraphs.map((p) => `<p style="font-size:15px;line-height:1.5">${p}</p>`),
+    '</body></html>',
+  ].join('\n')
+}
+
+const greeting = (firstName: string) => (firstName ? `Hello ${firstName},` : 'Hello,')
+
+export function passwordResetOtpMail(input: { tenantName: string; firstName: string; code: string; validMinutes: number }): MailContent {
+  const { tenantName, firstName, code, validMinutes } = input
+  return {
+    subject: `${tenantName}: your password reset code`,
+    text: [
+      greeting(firstName),
+      '',
+      `Someone asked to reset the password of your ${tenantName} account. Your one-time code is:`,
+      '',
+      `    ${code}`,
+      '',
+      `It is valid for ${validMinutes} minutes and can be used once.`,
+      'If you did not ask for it, ignore this mail: your password stays as it is.',
+    ].join('\n'),
+    html: layout(`${escape(tenantName)}: password reset`, [
+      escape(greeting(firstName)),
+      `Someone asked to reset the password of your ${escape(tenantName)} account. Your one-time code is:`,
+      `<strong style="font-size:28px;letter-spacing:6px;font-family:monospace">${code}</strong>`,
+      `It is valid for ${validMinutes} minutes and can be used once.`,
+      'If you did not ask for it, ignore this mail: your password stays as it is.',
+    ]),
+  }
+}
+
+export function passwordChangedMail(input: { tenantName: string; firstName: string; changedAt: number }): MailContent {
+  const { tenantName, firstName } = input
+  const when = new Date(input.changedAt).toUTCString()
+  return {
+    subject: `${tenantName}: your password was changed`,
+    text: [
+      greeting(firstName),
+      '',
+      `The password of your ${tenantName} account was changed on ${when}, and every session was signed out.`,
+      `If this was not you, contact your ${tenantName} administrator now.`,
+    ].join('\n'),
+    html: layout(`${escape(tenantName)}: password changed`, [
+      escape(greeting(firstName)),
+      `The password of your ${escape(tenantName)} account was changed on ${escape(when)}, and every session was signed out.`,
+      `If this was not you, contact your ${escape(tenantName)} administrator now.`,
+    ]),
+  }
+}
+
+export function invitationMail(input: { tenantName: string; firstName: string; token: string; expiresAt: number; inviteUrl?: string }): MailContent {
+  const { tenantName, firstName, token } = input
+  const until = new Date(input.expiresAt).toUTCString()
+  // The token rides in the fragment: it never reaches a web server's access log.
+  const link = input.inviteUrl ? `${input.inviteUrl}#token=${token}` : undefined
+  return {
+    subject: `${tenantName}: set up your password`,
+    text: [
+      greeting(firstName),
+      '',
+      `An account was created for you at ${tenantName}. Choose your password to start using it.`,
+      '',
+      ...(link ? [`Set your password here: ${link}`, ''] : []),
+      'Your setup token:',
+      '',
+      `    ${token}`,
+      '',
+      `It is valid until ${until} and can be used once.`,
+    ].join('\n'),
+    html: layout(`Welcome to ${escape(tenantName)}`, [
+      escape(greeting(firstName)),
+      `An account was created for you at ${escape(tenantName)}. Choose your password to start using it.`,
+      ...(link ? [`<a href="${escape(link)}">Set your password</a>`] : []),
+      `Your setup token:<br><code style="font-size:14px;word-break:break-all">${escape(token)}</code>`,
+      `It is valid until ${escape(until)} and can be used once.`,
+    ]),
+  }
+}

@@ -1,0 +1,88 @@
+// Forgot-password and change-password. Forgot-password answers the same for registered and
+// unknown addresses, after the same work: one OTP drawn and hashed, one mail composed, one
+// write transaction (the request is logged either way), and the mail is delivered later by
+// the outbox worker, never inline. Every OTP failure is the same 400.
+import type { Deps } from './deps'
+import { AppError, forbidden } from './errors'
+import { newOutboxMessage } from './mail/outbox'
+import { passwordChangedMail, passwordResetOtpMail } from './mail/templates'
+import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
+import { checkPasswordPolicy } from './password-policy'
+import { safeEqual } from './secrets'
+import type { PasswordResetOtp, Tenant } from './types'
+import { normaliseEmail, toPublicUser, type PublicUser } from './users'
+
+export const FORGOT_PASSWORD_MESSAGE = 'If the e-mail is registered, a password-reset OTP has been sent'
+const invalidOtp = () => new AppError(400, 'Invalid or expired OTP')
+
+type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued'>
+
+/** Returns the normalised address (the response's data). */
+export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Tenant; email: string }): Promise<string> {
+  const { tenant } = input
+  const email = normaliseEmail(input.email)
+  const now = deps.clock.now()
+  const user = await deps.store.users.findByEmail(tenant.id, email)
+  const eligible = user !== null && user.disabledAt === null && user.type !== 'tenant'
+
+  const code = generateOtp()
+  const otp: PasswordResetOtp = {
+    userId: user?.id ?? email,
+    codeHash: otpHash(deps.serverKeys.otp, user?.id ?? email, code),
+    createdAt: now,
+    expiresAt: now + OTP_TTL_MS,
+    attempts: 0,
+    spentAt: null,
+  }
+  const mail = newOutboxMessage({
+    tenantId: tenant.id,
+    kind: 'password-reset-otp',
+    recipient: email,
+    content: passwordResetOtpMail({ tenantName: tenant.name, firstName: user?.firstName ?? '', code, validMinutes: OTP_TTL_MS / 60000 }),
+    now,
+    secretExpiresAt: otp.expiresAt,
+  })
+  await deps.store.passwordResets.request({
+    tenantId: tenant.id,
+    emailKey: emailKey(deps.serverKeys.otp, tenant.id, email),
+    at: now,
+    otp: eligible ? otp : undefined,
+    mail: eligible ? mail : undefined,
+  })
+  deps.mailQueued.notify()
+  return email
+}
+
+export async function changePassword(
+  deps: ResetDeps & Pick<Deps, 'hasher'>,
+  input: { tenant: Tenant; email: string; otp: string; newPassword: string },
+): Promise<PublicUser> {
+  const { tenant } = input
+  const email = normaliseEmail(input.email)
+  const now = deps.clock.now()
+  const user = await deps.store.users.findByEmail(tenant.id, email)
+  const record = user ? await deps.store.passwordResets.findOtp(user.id) : null
+  const usable = record !== null && record.spentAt === null && record.expiresAt > now && record.attempts < OTP_MAX_ATTEMPTS
+  const presented = otpHash(deps.serverKeys.otp, user?.id ?? email, input.otp)
+  if (!user || !usable || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, record.codeHash)) {
+    if (user && usable) await deps.store.passwordResets.recordOtpFailure(user.id, now, OTP_MAX_ATTEMPTS)
+    throw invalidOtp()
+  }
+  if (user.disabledAt !== null) throw forbidden('User is disabled')
+
+  // A weak password does not spend the OTP: the user may try again with a better one.
+  const password = await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)
+  const passwordHash = await deps.hasher.hash(password)
+  const notice = newOutboxMessage({
+    tenantId: tenant.id,
+    kind: 'password-changed',
+    recipient: user.email,
+    content: passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now }),
+    now,
+  })
+  const changed = await deps.store.passwordResets.complete({ userId: user.id, codeHash: record.codeHash, now, maxAttempts: OTP_MAX_ATTEMPTS, passwordHash, notice })
+  // Lost the race to a concurrent use of the same code: that one changed the password.
+  if (!changed) throw invalidOtp()
+  deps.mailQueued.notify()
+  return toPublicUser({ ...user, passwordHash }, tenant)
+}

@@ -1,0 +1,70 @@
+// Setup tokens: how a user created without a password gets one. Opaque, single use, stored
+// as SHA-256, valid 72 hours by default. A `tenant` user (a machine identity) never gets one;
+// the endpoint still refuses them (403) as the last line of defence.
+import type { Deps } from './deps'
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from './errors'
+import { newOutboxMessage } from './mail/outbox'
+import { invitationMail } from './mail/templates'
+import { checkPasswordPolicy } from './password-policy'
+import { randomToken, sha256 } from './secrets'
+import { getTenant } from './tenants'
+import type { SetupToken, Tenant, User } from './types'
+import { getUser } from './users'
+
+export const alreadyHasPassword = () => conflict('User already has a password')
+
+export function newSetupToken(deps: Pick<Deps, 'config'>, userId: string, now: number): { token: string; record: SetupToken } {
+  const token = randomToken(32)
+  const record = { id: Bun.randomUUIDv7(), userId, tokenHash: sha256(token), createdAt: now, expiresAt: now + deps.config.setupTokenTtlSec * 1000, usedAt: null }
+  return { token, record }
+}
+
+/** `authd users invite`: a new setup token (earlier ones stop working), e-mailed and returned. */
+export async function inviteUser(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'mailQueued'>,
+  userId: string,
+): Promise<{ user: User; tenant: Tenant; setupToken: string; expiresAt: number; mailId: string }> {
+  const user = await getUser(deps, userId)
+  if (user.type === 'tenant') throw badRequest('Tenant users never get a setup token: they cannot have a password')
+  if (user.passwordHash !== null) throw alreadyHasPassword()
+  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  const tenant = await getTenant(deps, user.tenantId)
+  const now = deps.clock.now()
+  const { token, record } = newSetupToken(deps, user.id, now)
+  const mail = newOutboxMessage({
+    tenantId: tenant.id,
+    kind: 'invitation',
+    recipient: user.email,
+    content: invitationMail({ tenantName: tenant.name, firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl }),
+    now,
+    secretExpiresAt: record.expiresAt,
+  })
+  await deps.store.setupTokens.replace(record, mail)
+  deps.mailQueued.notify()
+  return { user, tenant, setupToken: token, expiresAt: record.expiresAt, mailId: mail.id }
+}
+
+/** POST /setup-password: returns the userId. */
+export async function setupPassword(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>,
+  input: { tenant: Tenant; setupToken: string | undefined; password: string },
+): Promise<string> {
+  if (!input.setupToken || input.setupToken.length > 128) throw unauthorized()
+  const now = deps.clock.now()
+  const record = await deps.store.setupTokens.findByHash(sha256(input.setupToken))
+  if (!record || record.expiresAt <= now) throw unauthorized()
+  const user = await deps.store.users.get(record.userId)
+  if (!user) throw notFound()
+  // Another tenant's token is as good as none: its existence is not revealed.
+  if (user.tenantId !== input.tenant.id) throw unauthorized()
+  if (user.type === 'tenant') throw new AppError(403, 'Tenant users cannot set up passwords')
+  if (user.passwordHash !== null) throw alreadyHasPassword()
+  if (record.usedAt !== null) throw unauthorized()
+  if (user.disabledAt !== null) throw forbidden('User is disabled')
+
+  const password = await checkPasswordPolicy(input.password, deps.config.passwordMinLength, user)
+  const passwordHash = await deps.hasher.hash(password)
+  // Only the first of concurrent calls finds the user still without a password.
+  if (!(await deps.store.setupTokens.complete({ userId: user.id, passwordHash, now }))) throw alreadyHasPassword()
+  return user.id
+}

@@ -1,0 +1,93 @@
+// Password resets (OTPs) and setup tokens over SQLite. The conditional writes here are what
+// make "20 concurrent uses of one OTP give one success" hold.
+import { and, count, eq, gt, gte, isNull, lt, sql } from 'drizzle-orm'
+import type { PasswordResetStore, SetupTokenStore } from '../core/store'
+import type { Db } from './client'
+import { changesOf, immediate } from './helpers'
+import { mailOutbox, passwordResetOtps, passwordResetRequests, refreshFamilies, setupTokens, users } from './schema'
+
+export function createPasswordResetStore(db: Db): PasswordResetStore {
+  const otpByUser = db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, sql.placeholder('userId'))).prepare()
+  return {
+    async request({ tenantId, emailKey, at, otp, mail }) {
+      immediate(db, () => {
+        db.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at }).run()
+        if (otp) {
+          const { userId: _, ...replacement } = otp
+          db.insert(passwordResetOtps).values(otp).onConflictDoUpdate({ target: passwordResetOtps.userId, set: replacement }).run()
+        }
+        if (mail) db.insert(mailOutbox).values(mail).run()
+      })
+    },
+    async countRequests(tenantId, emailKey, since) {
+      const [row] = db
+        .select({ n: count() })
+        .from(passwordResetRequests)
+        .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), gte(passwordResetRequests.createdAt, since)))
+        .all()
+      return row?.n ?? 0
+    },
+    async findOtp(userId) {
+      return otpByUser.get({ userId }) ?? null
+    },
+    async recordOtpFailure(userId, now, maxAttempts) {
+      db.update(passwordResetOtps)
+        .set({
+          attempts: sql`${passwordResetOtps.attempts} + 1`,
+          spentAt: sql`CASE WHEN ${passwordResetOtps.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
+        })
+        .where(and(eq(passwordResetOtps.userId, userId), isNull(passwordResetOtps.spentAt)))
+        .run()
+    },
+    async complete({ userId, codeHash, now, maxAttempts, passwordHash, notice }) {
+      return immediate(db, () => {
+        const spent = db
+          .update(passwordResetOtps)
+          .set({ spentAt: now })
+          .where(
+            and(
+              eq(passwordResetOtps.userId, userId),
+              eq(passwordResetOtps.codeHash, codeHash),
+              isNull(passwordResetOtps.spentAt),
+              gt(passwordResetOtps.expiresAt, now),
+              lt(passwordResetOtps.attempts, maxAttempts),
+            ),
+          )
+          .run()
+        if (changesOf(spent) !== 1) return false
+        db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
+        db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
+        db.update(refreshFamilies)
+          .set({ revokedAt: now, revokedReason: 'password-changed' })
+          .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
+          .run()
+        db.insert(mailOutbox).values(notice).run()
+        return true
+      })
+    },
+  }
+}
+
+export function createSetupTokenStore(db: Db): SetupTokenStore {
+  const byHash = db.select().from(setupTokens).where(eq(setupTokens.tokenHash, sql.placeholder('hash'))).prepare()
+  return {
+    async findByHash(hash) {
+      return byHash.get({ hash }) ?? null
+    },
+    async replace(token, mail) {
+      immediate(db, () => {
+        db.update(setupTokens).set({ usedAt: token.createdAt }).where(and(eq(setupTokens.userId, token.userId), isNull(setupTokens.usedAt))).run()
+        db.insert(setupTokens).values(token).run()
+        if (mail) db.insert(mailOutbox).values(mail).run()
+      })
+    },
+    async complete({ userId, passwordHash, now }) {
+      return immediate(db, () => {
+        const set = db.update(users).set({ passwordHash, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.passwordHash))).run()
+        if (changesOf(set) !== 1) return false
+        db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
+        return true
+      })
+    },
+  }
+}

@@ -1,0 +1,15 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { FORGOT_PASSWORD_MESSAGE, requestPasswordReset } from '../../core/password-reset'
+import { envelope } from '../errors'
+import { apiKeyGuard } from '../plugins/api-key'
+
+export const forgotPasswordRoute = (deps: Deps) =>
+  new Elysia().use(apiKeyGuard(deps)).get(
+    '/forgot-password/:email',
+    async ({ params, tenant }) => {
+      const email = await requestPasswordReset(deps, { tenant, email: params.email })
+      return envelope(200, FORGOT_PASSWORD_MESSAGE, email)
+    },
+    { apiKey: true, params: t.Object({ email: t.String() }) },
+  )
