@@ -7,7 +7,9 @@ import { createApiKey } from '../src/core/api-keys'
 import type { Clock } from '../src/core/clock'
 import { createTenant } from '../src/core/tenants'
 import { createUser, type NewUser } from '../src/core/users'
+import { deliverDue } from '../src/core/mail/outbox'
 import { silentLogger } from '../src/log'
+import { mailTransportFor } from '../src/mail/transports'
 import { openRuntime, type Runtime } from '../src/runtime'
 import { createApp } from '../src/server/app'
 
@@ -41,6 +43,8 @@ export interface TestContext {
   /** Creates a user with PASSWORD in the test tenant. */
   addUser(fields?: Partial<NewUser>): Promise<{ userId: string; email: string }>
   call(method: string, path: string, init?: CallInit): Promise<CallResult>
+  /** Runs the outbox once with the configured transport (real SMTP when AUTHD_SMTP_URL is set). */
+  deliverMail(): Promise<number>
   close(): void
 }
 
@@ -102,6 +106,9 @@ export async function createTestContext(env: Record<string, string> = {}, config
       }
       const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
       return toResult(response)
+    },
+    deliverMail() {
+      return deliverDue(runtime, mailTransportFor(runtime.config, silentLogger), silentLogger)
     },
     close() {
       runtime.close()

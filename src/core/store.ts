@@ -27,8 +27,8 @@ export interface UserStore {
   list(tenantId: string): Promise<User[]>
   setDisabledAt(id: string, disabledAt: number | null, now: number): Promise<User | null>
   setPasswordHash(id: string, passwordHash: string, now: number): Promise<void>
-  /** Inserts all or none (throws when any e-mail is taken). */
-  insertMany(users: User[], setupTokens: SetupToken[]): Promise<void>
+  /** Inserts all or none: false when any e-mail is taken in its tenant. */
+  insertMany(users: User[], setupTokens: SetupToken[]): Promise<boolean>
   /** An admin sets the password: also spends setup tokens, revokes every session, queues the notice. */
   replacePassword(input: { userId: string; passwordHash: string; now: number; notice: OutboxMessage }): Promise<void>
 }

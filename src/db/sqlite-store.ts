@@ -125,10 +125,16 @@ export function createSqliteStore(db: Db): Store {
         db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id)).run()
       },
       async insertMany(newUsers, tokens) {
-        immediate(() => {
-          for (const user of newUsers) db.insert(users).values(user).run()
-          for (const token of tokens) db.insert(setupTokens).values(token).run()
-        })
+        try {
+          immediate(() => {
+            for (const user of newUsers) db.insert(users).values(user).run()
+            for (const token of tokens) db.insert(setupTokens).values(token).run()
+          })
+          return true
+        } catch (error) {
+          if (isUniqueViolation(error)) return false
+          throw error
+        }
       },
       async replacePassword({ userId, passwordHash, now, notice }) {
         immediate(() => {

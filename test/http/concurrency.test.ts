@@ -38,3 +38,58 @@ describe('GET /refresh-token under concurrency', () => {
     expect(next.status).toBe(201)
   })
 })
+
+describe('password races', () => {
+  it('20 simultaneous change-passwords with one OTP: exactly one 200, the rest 400', async () => {
+    const { startSmtp, otpIn } = await import('../smtp')
+    const smtp = await startSmtp()
+    try {
+      ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_SMTP_URL: smtp.url })
+      server = await startServer(ctx.runtime, silentLogger)
+      const { email } = await ctx.addUser()
+      const api = `${server.url}/api/v1/auth`
+      await fetch(`${api}/forgot-password/${email}`, { headers: { 'x-api-key': ctx.apiKey } })
+      const otp = otpIn(await smtp.waitFor(() => true))
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`${api}/change-password`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey },
+            body: JSON.stringify({ email, otp, newPassword: `concurrent new passphrase ${i}` }),
+          }).then(toResult),
+        ),
+      )
+      const statuses = results.map((r) => r.status).sort()
+      expect(statuses).toEqual([200, ...Array(19).fill(400)])
+      const winner = results.findIndex((r) => r.status === 200)
+      const login = await fetch(`${api}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey },
+        body: JSON.stringify({ email, password: `concurrent new passphrase ${winner}` }),
+      })
+      expect(login.status).toBe(201)
+    } finally {
+      await server?.stop()
+      server = undefined
+      await smtp.close()
+    }
+  })
+
+  it('20 simultaneous setup-passwords for one user: exactly one 200, the rest 409', async () => {
+    ctx = await createTestContext({ AUTHD_PORT: '0' })
+    server = await startServer(ctx.runtime, silentLogger)
+    const { createUser } = await import('../../src/core/users')
+    const { setupToken } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'new@example.com', firstName: 'N', lastName: 'P' })
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${server!.url}/api/v1/auth/setup-password`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey, authorization: `Bearer ${setupToken!.token}` },
+          body: JSON.stringify({ password: `concurrent setup passphrase ${i}` }),
+        }).then(toResult),
+      ),
+    )
+    expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(409)])
+    for (const r of results.filter((r) => r.status === 409)) expect(r.json).toEqual({ statusCode: 409, message: 'User already has a password', data: null })
+  })
+})

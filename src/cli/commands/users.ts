@@ -6,6 +6,7 @@ import { createUser, setUserDisabled, toPublicUser } from '../../core/users'
 import { contextFrom } from '../context'
 import { isoTime, readPasswordFromStdin, required, table } from '../io'
 import type { Env } from '../index'
+import { registerUserPasswords } from './user-passwords'
 
 async function view(rt: Runtime, user: User) {
   const tenant = await getTenant(rt, user.tenantId)
@@ -22,7 +23,7 @@ interface CreateOptions {
 }
 
 export function registerUsers(program: Command, env: Env) {
-  const users = program.command('users').description('create, list, disable and enable users')
+  const users = program.command('users').description('create, list, disable, enable, invite and import users; set passwords')
 
   users
     .command('create')
@@ -75,4 +76,5 @@ export function registerUsers(program: Command, env: Env) {
         ctx.out.result(user, () => `${disabled ? 'disabled' : 'enabled'} user ${user.email} (${user.userId})`)
       })
   }
+  registerUserPasswords(users, env)
 }

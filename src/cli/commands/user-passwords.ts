@@ -1,0 +1,75 @@
+// users invite | set-password | import: the CLI side of the password lifecycle.
+import type { Command } from 'commander'
+import { deliverDue } from '../../core/mail/outbox'
+import { inviteUser } from '../../core/setup-password'
+import { importUsers, parseImportFile } from '../../core/user-import'
+import { setUserPassword } from '../../core/users'
+import { silentLogger } from '../../log'
+import { mailTransportFor } from '../../mail/transports'
+import type { Runtime } from '../../runtime'
+import { contextFrom } from '../context'
+import { CliError, isoTime, promptNewPassword, readPasswordFromStdin, required, table } from '../io'
+import type { Env } from '../index'
+
+/** Tries to deliver the message now; if that fails, the running server's worker retries it. */
+async function deliverNow(rt: Runtime, mailId: string): Promise<string> {
+  await deliverDue(rt, mailTransportFor(rt.config, silentLogger), silentLogger)
+  const message = (await rt.store.outbox.list({})).find((m) => m.id === mailId)
+  if (message?.status === 'sent') return rt.config.smtpUrl ? 'e-mailed' : `written to ${rt.config.dataDir}/mail (no SMTP configured)`
+  return `queued (delivery failed: ${message?.lastError ?? 'unknown'}; authd serve retries it)`
+}
+
+export function registerUserPasswords(users: Command, env: Env) {
+  users
+    .command('invite <userId>')
+    .description('issue a new setup token (earlier ones stop working), e-mail it to the user and print it')
+    .action(async (userId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const { invited, delivery } = await ctx.withRuntime(async (rt) => {
+        const invited = await inviteUser(rt, userId)
+        return { invited, delivery: await deliverNow(rt, invited.mailId) }
+      })
+      const expiresAt = isoTime(invited.expiresAt)
+      ctx.out.result({ userId: invited.user.id, setupToken: invited.setupToken, expiresAt }, () => [
+        `invitation for ${invited.user.email} ${delivery}`,
+        `setup token (valid until ${expiresAt}): ${invited.setupToken}`,
+      ])
+    })
+
+  users
+    .command('set-password <userId>')
+    .description("set a user's password (the policy applies); every session of the user ends and they are told by mail")
+    .option('--password-stdin', 'read the password from standard input')
+    .action(async (userId: string, opts: { passwordStdin?: boolean }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      let password: string
+      if (opts.passwordStdin) password = await readPasswordFromStdin()
+      else if (!ctx.out.json && process.stdin.isTTY) password = await promptNewPassword('New password')
+      else throw new CliError('missing --password-stdin (the password is read from standard input)')
+      const user = await ctx.withRuntime(async (rt) => {
+        const user = await setUserPassword(rt, userId, password)
+        await deliverDue(rt, mailTransportFor(rt.config, silentLogger), silentLogger)
+        return user
+      })
+      ctx.out.result({ userId: user.id, email: user.email }, () => `password set for ${user.email}; their sessions were signed out`)
+    })
+
+  users
+    .command('import <file>')
+    .description('create users from a JSON array or a CSV file (header: email,firstName,lastName[,type][,password]); all rows are validated first, then all are created or none')
+    .option('--tenant <tenantId>', 'the tenant the users join')
+    .action(async (file: string, opts: { tenant?: string }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
+      const source = Bun.file(file)
+      if (!(await source.exists())) throw new CliError(`cannot read ${file}: no such file`)
+      const rows = parseImportFile(await source.text())
+      const result = await ctx.withRuntime((rt) => importUsers(rt, tenantId, rows))
+      const created = result.created.map((c) => ({ ...c, setupTokenExpiresAt: c.setupTokenExpiresAt === undefined ? undefined : isoTime(c.setupTokenExpiresAt) }))
+      ctx.out.result({ created, skipped: result.skipped }, () => [
+        `created ${created.length} user(s), skipped ${result.skipped.length} already in the tenant`,
+        ...(created.length > 0 ? ['', ...table(created, ['userId', 'email', 'type', 'setupToken'])] : []),
+        ...(result.skipped.length > 0 ? ['', ...table(result.skipped, ['email', 'reason'])] : []),
+      ])
+    })
+}
