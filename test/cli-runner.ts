@@ -1,4 +1,5 @@
-// Runs the authd CLI as a subprocess: from source, or the compiled binary.
+// Runs the authd CLI as a subprocess: from source, or the compiled binary. Asynchronously:
+// a synchronous spawn would block this process, and with it the SMTP server tests run here.
 import { join } from 'node:path'
 
 export interface CliResult {
@@ -12,18 +13,20 @@ export interface CliResult {
 export const SOURCE_CLI = [process.execPath, join(import.meta.dir, '../src/main.ts')]
 
 export function cliRunner(command: string[], dataDir: string, baseEnv: Record<string, string> = {}) {
-  return (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): CliResult => {
-    const result = Bun.spawnSync([...command, '--data-dir', dataDir, ...args], {
+  return async (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> => {
+    const proc = Bun.spawn([...command, '--data-dir', dataDir, ...args], {
       stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
+      stdout: 'pipe',
+      stderr: 'pipe',
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AUTHD_ARGON2_MEMORY_KIB: '64', AUTHD_ARGON2_TIME_COST: '1', ...baseEnv, ...options.env },
     })
-    const stdout = result.stdout.toString()
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
     let json: any
     try {
       json = JSON.parse(stdout)
     } catch {
       json = undefined
     }
-    return { code: result.exitCode ?? -1, stdout, stderr: result.stderr.toString(), json }
+    return { code, stdout, stderr, json }
   }
 }

@@ -21,86 +21,86 @@ const failsWith = (r: CliResult, line: string) => {
   expect(r.stdout).toBe('')
 }
 
-function setUpTenant() {
-  const tenant = ok(authd(['--json', 'tenants', 'create', '--name', 'Acme']))
+async function setUpTenant() {
+  const tenant = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme']))
   return tenant.tenantId as string
 }
 
 describe('authd CLI', () => {
-  it('--help lists every command group and exits 0', () => {
-    const r = authd(['--help'])
+  it('--help lists every command group and exits 0', async () => {
+    const r = await authd(['--help'])
     expect(r.code).toBe(0)
     for (const command of ['serve', 'migrate', 'tenants', 'api-keys', 'users', 'keys', 'sessions']) expect(r.stdout).toContain(command)
   })
 
-  it('migrate --status lists pending migrations, migrate applies them, --json prints {applied, pending}', () => {
-    const before = ok(authd(['--json', 'migrate', '--status']))
+  it('migrate --status lists pending migrations, migrate applies them, --json prints {applied, pending}', async () => {
+    const before = ok(await authd(['--json', 'migrate', '--status']))
     expect(before.applied).toEqual([])
     expect(before.pending.length).toBeGreaterThan(0)
-    const after = ok(authd(['--json', 'migrate']))
+    const after = ok(await authd(['--json', 'migrate']))
     expect(after).toEqual({ applied: before.pending, pending: [] })
-    expect(authd(['migrate']).stdout).toBe('the database is up to date\n')
+    expect((await authd(['migrate'])).stdout).toBe('the database is up to date\n')
   })
 
-  it('tenants create | list | disable | enable, with the --json shapes of the spec', () => {
-    const tenant = ok(authd(['--json', 'tenants', 'create', '--name', 'Acme']))
+  it('tenants create | list | disable | enable, with the --json shapes of the spec', async () => {
+    const tenant = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme']))
     expect(tenant).toEqual({ tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme' })
-    expect(ok(authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, disabled: false, createdAt: expect.any(String) }])
-    expect(ok(authd(['--json', 'tenants', 'disable', tenant.tenantId])).disabled).toBe(true)
-    expect(ok(authd(['--json', 'tenants', 'enable', tenant.tenantId])).disabled).toBe(false)
+    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, disabled: false, createdAt: expect.any(String) }])
+    expect(ok(await authd(['--json', 'tenants', 'disable', tenant.tenantId])).disabled).toBe(true)
+    expect(ok(await authd(['--json', 'tenants', 'enable', tenant.tenantId])).disabled).toBe(false)
   })
 
-  it('api-keys create prints the key once; list shows only its prefix; revoke marks it', () => {
-    const tenantId = setUpTenant()
-    const created = ok(authd(['--json', 'api-keys', 'create', '--tenant', tenantId, '--name', 'web']))
+  it('api-keys create prints the key once; list shows only its prefix; revoke marks it', async () => {
+    const tenantId = await setUpTenant()
+    const created = ok(await authd(['--json', 'api-keys', 'create', '--tenant', tenantId, '--name', 'web']))
     expect(created).toEqual({ keyId: expect.any(String), tenantId, name: 'web', key: expect.stringMatching(/^authd_[A-Za-z0-9_-]{43}$/) })
-    const list = authd(['--json', 'api-keys', 'list', '--tenant', tenantId])
+    const list = await authd(['--json', 'api-keys', 'list', '--tenant', tenantId])
     expect(list.stdout).not.toContain(created.key)
     expect(list.json).toEqual([{ keyId: created.keyId, tenantId, name: 'web', prefix: created.key.slice(0, 12), createdAt: expect.any(String), revokedAt: null }])
-    expect(ok(authd(['--json', 'api-keys', 'revoke', created.keyId])).revokedAt).toEqual(expect.any(String))
+    expect(ok(await authd(['--json', 'api-keys', 'revoke', created.keyId])).revokedAt).toEqual(expect.any(String))
   })
 
-  it('users create with --password-stdin prints the User object', () => {
-    const tenantId = setUpTenant()
+  it('users create with --password-stdin prints the User object', async () => {
+    const tenantId = await setUpTenant()
     const user = ok(
-      authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', ' Ada@Example.com', '--first-name', 'Ada', '--last-name', 'Lovelace', '--type', 'admin', '--password-stdin'], {
+      await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', ' Ada@Example.com', '--first-name', 'Ada', '--last-name', 'Lovelace', '--type', 'admin', '--password-stdin'], {
         stdin: PASSWORD + '\n',
       }),
     )
     expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' } })
-    const [listed] = ok(authd(['--json', 'users', 'list', '--tenant', tenantId]))
+    const [listed] = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))
     expect(listed).toMatchObject({ ...user, hasPassword: true, disabled: false })
   })
 
-  it('users create without a password issues a setup token; a tenant-type user gets none', () => {
-    const tenantId = setUpTenant()
+  it('users create without a password issues a setup token; a tenant-type user gets none', async () => {
+    const tenantId = await setUpTenant()
     const base = ['--json', 'users', 'create', '--tenant', tenantId, '--first-name', 'New', '--last-name', 'Person']
-    const invited = ok(authd([...base, '--email', 'new@example.com']))
+    const invited = ok(await authd([...base, '--email', 'new@example.com']))
     expect(invited.setupToken).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(Date.parse(invited.setupTokenExpiresAt) - Date.now()).toBeGreaterThan(71 * 3600 * 1000)
-    const machine = ok(authd([...base, '--email', 'svc@example.com', '--type', 'tenant']))
+    const machine = ok(await authd([...base, '--email', 'svc@example.com', '--type', 'tenant']))
     expect(machine.type).toBe('tenant')
     expect(machine.setupToken).toBeUndefined()
   })
 
-  it('users disable | enable', () => {
-    const tenantId = setUpTenant()
-    const user = ok(authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))
-    expect(ok(authd(['--json', 'users', 'disable', user.userId])).disabled).toBe(true)
-    expect(ok(authd(['--json', 'users', 'enable', user.userId])).disabled).toBe(false)
+  it('users disable | enable', async () => {
+    const tenantId = await setUpTenant()
+    const user = ok(await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))
+    expect(ok(await authd(['--json', 'users', 'disable', user.userId])).disabled).toBe(true)
+    expect(ok(await authd(['--json', 'users', 'enable', user.userId])).disabled).toBe(false)
   })
 
-  it('keys rotate | list and sessions revoke', () => {
-    const tenantId = setUpTenant()
-    const first = ok(authd(['--json', 'keys', 'rotate']))
-    const second = ok(authd(['--json', 'keys', 'rotate']))
-    const keys = ok(authd(['--json', 'keys', 'list']))
+  it('keys rotate | list and sessions revoke', async () => {
+    const tenantId = await setUpTenant()
+    const first = ok(await authd(['--json', 'keys', 'rotate']))
+    const second = ok(await authd(['--json', 'keys', 'rotate']))
+    const keys = ok(await authd(['--json', 'keys', 'list']))
     expect(keys.map((k: any) => [k.kid, k.active, k.published])).toEqual([
       [first.kid, false, true],
       [second.kid, true, true],
     ])
-    const user = ok(authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))
-    expect(ok(authd(['--json', 'sessions', 'revoke', '--user', user.userId]))).toEqual({ userId: user.userId, revoked: 0 })
+    const user = ok(await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))
+    expect(ok(await authd(['--json', 'sessions', 'revoke', '--user', user.userId]))).toEqual({ userId: user.userId, revoked: 0 })
   })
 
   describe('one clear line on stderr and exit 1 on error', () => {
@@ -112,26 +112,26 @@ describe('authd CLI', () => {
       [['users', 'disable', 'nope'], 'User not found: nope'],
       [['sessions', 'revoke', '--user', 'nope'], 'User not found: nope'],
       [['users', 'create', '--tenant', 'nope', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'Tenant not found: nope'],
-    ])('%p', (args, line) => failsWith(authd(args), line))
+    ])('%p', async (args, line) => failsWith(await authd(args), line))
 
-    it('for a bad user: invalid e-mail, unknown type, duplicate, weak or empty password', () => {
-      const tenantId = setUpTenant()
+    it('for a bad user: invalid e-mail, unknown type, duplicate, weak or empty password', async () => {
+      const tenantId = await setUpTenant()
       const create = ['users', 'create', '--tenant', tenantId, '--first-name', 'Ada', '--last-name', 'Lovelace']
-      failsWith(authd([...create, '--email', 'nope']), 'email must be a valid e-mail address')
-      failsWith(authd([...create, '--email', 'a@example.com', '--type', 'root']), 'type must be one of admin, user, tenant')
-      failsWith(authd([...create, '--email', 'a@example.com', '--password-stdin'], { stdin: 'short\n' }), 'Password must be at least 15 characters long')
-      failsWith(authd([...create, '--email', 'a@example.com', '--password-stdin'], { stdin: '' }), '--password-stdin: standard input was empty')
-      ok(authd([...create, '--email', 'a@example.com']))
-      failsWith(authd([...create, '--email', 'A@example.com']), 'A user with e-mail a@example.com already exists in this tenant')
+      failsWith(await authd([...create, '--email', 'nope']), 'email must be a valid e-mail address')
+      failsWith(await authd([...create, '--email', 'a@example.com', '--type', 'root']), 'type must be one of admin, user, tenant')
+      failsWith(await authd([...create, '--email', 'a@example.com', '--password-stdin'], { stdin: 'short\n' }), 'Password must be at least 15 characters long')
+      failsWith(await authd([...create, '--email', 'a@example.com', '--password-stdin'], { stdin: '' }), '--password-stdin: standard input was empty')
+      ok(await authd([...create, '--email', 'a@example.com']))
+      failsWith(await authd([...create, '--email', 'A@example.com']), 'A user with e-mail a@example.com already exists in this tenant')
     })
 
-    it('for bad configuration', () => {
-      failsWith(authd(['tenants', 'list'], { env: { AUTHD_DATABASE_URL: 'postgres://db/authd' } }), 'AUTHD_DATABASE_URL: PostgreSQL is not supported by this version yet; use a SQLite path')
-      failsWith(authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
+    it('for bad configuration', async () => {
+      failsWith(await authd(['tenants', 'list'], { env: { AUTHD_DATABASE_URL: 'postgres://db/authd' } }), 'AUTHD_DATABASE_URL: PostgreSQL is not supported by this version yet; use a SQLite path')
+      failsWith(await authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
     })
 
-    it('exits 2 with usage help for an unknown command', () => {
-      const r = authd(['frobnicate'])
+    it('exits 2 with usage help for an unknown command', async () => {
+      const r = await authd(['frobnicate'])
       expect(r.code).toBe(2)
       expect(r.stderr).toContain("unknown command 'frobnicate'")
     })

@@ -20,7 +20,7 @@ const MAX_REPORTED_ERRORS = 20
 /** The rows of a JSON array or a CSV document (told apart by the first character). */
 export function parseImportFile(text: string): Record<string, unknown>[] {
   const trimmed = text.replace(/^\uFEFF/, '').trim()
-  if (trimmed.startsWith('[')) {
+  if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let rows: unknown
     try {
       rows = JSON.parse(trimmed)

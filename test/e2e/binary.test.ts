@@ -43,10 +43,10 @@ async function serve(env: Record<string, string>) {
 
 describe('dist/authd end to end', () => {
   it('CLI set-up, then login, refresh, reuse detection and logout over HTTP', async () => {
-    expect(authd(['--json', 'migrate']).json.pending).toEqual([])
-    const { tenantId } = authd(['--json', 'tenants', 'create', '--name', 'Acme']).json
-    const { key, keyId } = authd(['--json', 'api-keys', 'create', '--tenant', tenantId]).json
-    const user = authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'Lovelace', '--password-stdin'], { stdin: PASSWORD }).json
+    expect((await authd(['--json', 'migrate'])).json.pending).toEqual([])
+    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+    const { key, keyId } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
+    const user = (await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'Lovelace', '--password-stdin'], { stdin: PASSWORD })).json
     expect(user.email).toBe('ada@example.com')
 
     const { proc, url } = await serve({ AUTHD_REFRESH_GRACE: '1s' })
@@ -86,7 +86,7 @@ describe('dist/authd end to end', () => {
       expect((await refresh(second.refreshCookie!)).status).toBe(401)
 
       // The CLI writes while the server runs: a revoked key fails from the next request on.
-      expect(authd(['--json', 'api-keys', 'revoke', keyId]).code).toBe(0)
+      expect((await authd(['--json', 'api-keys', 'revoke', keyId])).code).toBe(0)
       expect((await login()).json).toEqual({ statusCode: 401, message: 'Unauthorized', data: null })
     } finally {
       proc.kill('SIGTERM')
