@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
+import { otpIn, sentTo, startSmtp } from '../smtp'
 
 const ROOT = join(import.meta.dir, '../..')
 const BINARY = join(ROOT, 'dist/authd')
@@ -93,4 +94,82 @@ describe('dist/authd end to end', () => {
       expect(await proc.exited).toBe(0)
     }
   }, 60_000)
+})
+
+/** A tenant, an API key and a user with PASSWORD, made through the binary's CLI. */
+async function setUpAccount(email: string) {
+  const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+  const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
+  await authd(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'Grace', '--last-name', 'Hopper', '--password-stdin'], { stdin: PASSWORD })
+  return key as string
+}
+
+function client(url: string, key: string) {
+  const api = `${url}/api/v1/auth`
+  const json = (method: string, path: string, body: unknown) =>
+    fetch(`${api}${path}`, { method, headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) }).then(toResult)
+  return {
+    login: (email: string, password: string) => json('POST', '/login', { email, password }),
+    forgot: (email: string) => fetch(`${api}/forgot-password/${email}`, { headers: { 'x-api-key': key } }).then(toResult),
+    change: (email: string, otp: string, newPassword: string) => json('POST', '/change-password', { email, otp, newPassword }),
+    refresh: (cookie: string) => fetch(`${api}/refresh-token`, { headers: { cookie: `refreshToken=${cookie}` } }).then(toResult),
+  }
+}
+
+describe('dist/authd end to end: the password reset journey', () => {
+  it('forgot-password, the OTP read from the mail, change-password, the old cookie refused, login with the new password', async () => {
+    const smtp = await startSmtp()
+    const email = 'grace@example.com'
+    const key = await setUpAccount(email)
+    const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
+    try {
+      const api = client(url, key)
+      const session = await api.login(email, PASSWORD)
+      expect(session.status).toBe(201)
+      expect((await api.forgot(email)).json).toEqual({ statusCode: 200, message: 'If the e-mail is registered, a password-reset OTP has been sent', data: email })
+      const otp = otpIn(await smtp.waitFor(sentTo(email)))
+      const changed = await api.change(email, otp, 'the compiler is my friend')
+      expect(changed.status).toBe(200)
+      expect(changed.json.data.email).toBe(email)
+      expect((await api.refresh(session.refreshCookie!)).status).toBe(401)
+      expect((await api.login(email, PASSWORD)).status).toBe(401)
+      expect((await api.login(email, 'the compiler is my friend')).status).toBe(201)
+      expect((await smtp.waitFor((m) => m.subject === 'Acme: your password was changed')).text).toContain('signed out')
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+      await smtp.close()
+    }
+  }, 60_000)
+
+  it('an SMTP outage and a crash delay the OTP mail, but do not lose it', async () => {
+    const smtp = await startSmtp()
+    smtp.refusing = true
+    const email = 'outage@example.com'
+    const key = await setUpAccount(email)
+    let { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
+    try {
+      expect((await client(url, key).forgot(email)).status).toBe(200)
+      // Wait until the worker has tried and failed at least once, then crash the server.
+      for (let i = 0; i < 100; i++) {
+        const [message] = (await authd(['--json', 'mail', 'list', '--pending'])).json
+        if (message?.attempts >= 1 && message.status === 'pending') break
+        await Bun.sleep(100)
+      }
+      expect((await authd(['--json', 'mail', 'list', '--pending'])).json[0]).toMatchObject({ recipient: email, kind: 'password-reset-otp', lastError: expect.stringContaining('450') })
+      proc.kill('SIGKILL')
+      await proc.exited
+      expect(smtp.messages).toHaveLength(0)
+
+      smtp.refusing = false
+      ;({ proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url }))
+      const otp = otpIn(await smtp.waitFor(sentTo(email), 30_000))
+      expect((await client(url, key).change(email, otp, 'delayed but never lost')).status).toBe(200)
+      expect(smtp.messages.filter(sentTo(email)).filter((m) => m.subject?.includes('reset code'))).toHaveLength(1)
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+      await smtp.close()
+    }
+  }, 90_000)
 })
