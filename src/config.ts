@@ -1,6 +1,7 @@
 // Environment + flags -> one typed, validated Config. Every setting has a default, so
 // `authd serve` runs with nothing set; a bad value stops start-up with one clear line.
 import { resolve } from 'node:path'
+import ipaddr from 'ipaddr.js'
 
 export interface Config {
   port: number
@@ -21,7 +22,8 @@ export interface Config {
   argon2MemoryKib: number
   argon2TimeCost: number
   hashConcurrency: number
-  hashQueueMax: number
+  /** Logins are refused (503) when the queued hashing work would take longer than this. */
+  hashMaxWaitMs: number
   passwordMinLength: number
   corsOrigins: string[]
   maxBodyBytes: number
@@ -31,6 +33,32 @@ export interface Config {
   mailMaxAttempts: number
   /** Optional page where invited users set their password; the token is appended as #token=. */
   inviteUrl?: string
+  /** Peers whose X-Forwarded-For is believed: [address, prefix length] pairs. */
+  trustedProxies: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>
+  limits: LimitSettings
+}
+
+/** The abuse limits of product spec §9 (all counts and durations configurable). */
+export interface LimitSettings {
+  /** Per (account, IP): back-off after this many consecutive failed logins. */
+  loginBackoffAfter: number
+  /** Per account across IPs (NIST's cap of 100). */
+  loginAccountBackoffAfter: number
+  /** The back-off starts at 1 s and doubles up to this. */
+  loginBackoffMaxSec: number
+  /** Per client IP: failed logins allowed per 10 minutes. */
+  loginIpFailuresPer10Min: number
+  /** Per address: one reset mail per this many seconds, and at most `forgotAddressPerHour`. */
+  forgotAddressIntervalSec: number
+  forgotAddressPerHour: number
+  /** Per client IP: forgot-password requests per hour. */
+  forgotIpPerHour: number
+  /** Per client IP: change-password and setup-password requests per 10 minutes. */
+  passwordIpPer10Min: number
+  /** Per account: consecutive wrong OTPs (across OTPs) before change-password is refused ... */
+  otpFailuresBeforeLockout: number
+  /** ... for this long. */
+  otpLockoutSec: number
 }
 
 export type ConfigOverrides = Partial<Pick<Config, 'port' | 'host' | 'dataDir'>> & { databaseUrl?: string }
@@ -88,6 +116,22 @@ export function databasePathFrom(databaseUrl: string | undefined, dataDir: strin
   return resolve(path)
 }
 
+function parseProxies(name: string, raw: string): Config['trustedProxies'] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        if (entry.includes('/')) return ipaddr.parseCIDR(entry)
+        const address = ipaddr.parse(entry)
+        return [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number]
+      } catch {
+        throw new ConfigError(`${name} must list IP addresses or CIDRs such as 10.0.0.0/8 (got "${entry}")`)
+      }
+    })
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: ConfigOverrides = {}): Config {
   const read = <T>(name: string, fallback: T, parse: (name: string, raw: string) => T): T => {
     const raw = env[name]
@@ -124,7 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     argon2MemoryKib: read('AUTHD_ARGON2_MEMORY_KIB', 19456, int(64, 4 * 1024 * 1024)),
     argon2TimeCost: read('AUTHD_ARGON2_TIME_COST', 2, int(1, 100)),
     hashConcurrency: read('AUTHD_HASH_CONCURRENCY', Math.max(1, navigator.hardwareConcurrency ?? 2), int(1, 1024)),
-    hashQueueMax: read('AUTHD_HASH_QUEUE', 256, int(0, 100000)),
+    hashMaxWaitMs: read('AUTHD_HASH_MAX_WAIT_MS', 1000, int(0, 60000)),
     passwordMinLength: read('AUTHD_PASSWORD_MIN_LENGTH', 15, int(8, 128)),
     corsOrigins: read('AUTHD_CORS_ORIGINS', [], parseOrigins),
     maxBodyBytes: 16 * 1024,
@@ -134,6 +178,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     mailFrom: read('AUTHD_MAIL_FROM', 'authd <no-reply@localhost>', str),
     mailMaxAttempts: read('AUTHD_MAIL_MAX_ATTEMPTS', 30, int(1, 1000)),
+    trustedProxies: read('AUTHD_TRUSTED_PROXIES', [], parseProxies),
+    limits: {
+      loginBackoffAfter: read('AUTHD_LOGIN_BACKOFF_AFTER', 5, int(1, 1000)),
+      loginAccountBackoffAfter: read('AUTHD_LOGIN_ACCOUNT_BACKOFF_AFTER', 100, int(1, 100000)),
+      loginBackoffMaxSec: read('AUTHD_LOGIN_BACKOFF_MAX', 15 * 60, parseDuration),
+      loginIpFailuresPer10Min: read('AUTHD_LOGIN_IP_FAILURES', 100, int(1, 1000000)),
+      forgotAddressIntervalSec: read('AUTHD_FORGOT_ADDRESS_INTERVAL', 60, parseDuration),
+      forgotAddressPerHour: read('AUTHD_FORGOT_ADDRESS_PER_HOUR', 5, int(1, 1000)),
+      forgotIpPerHour: read('AUTHD_FORGOT_IP_PER_HOUR', 30, int(1, 1000000)),
+      passwordIpPer10Min: read('AUTHD_PASSWORD_IP_PER_10MIN', 30, int(1, 1000000)),
+      otpFailuresBeforeLockout: read('AUTHD_OTP_FAILURES_BEFORE_LOCKOUT', 20, int(1, 1000)),
+      otpLockoutSec: read('AUTHD_OTP_LOCKOUT', 15 * 60, parseDuration),
+    },
     inviteUrl: read('AUTHD_INVITE_URL', undefined, (name, raw) => {
       try {
         return new URL(raw).href

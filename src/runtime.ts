@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './core/clock'
 import type { Deps } from './core/deps'
 import { PasswordHasher } from './core/passwords'
 import { randomToken } from './core/secrets'
+import { limitRules } from './core/limits'
 import { KeyRing } from './core/signing-keys'
 import { openDatabase } from './db/client'
 import { runMigrations } from './db/migrate'
@@ -37,7 +38,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     memoryKib: config.argon2MemoryKib,
     timeCost: config.argon2TimeCost,
     concurrency: config.hashConcurrency,
-    queueMax: config.hashQueueMax,
+    maxWaitMs: config.hashMaxWaitMs,
   })
   return {
     store,
@@ -47,9 +48,10 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     keyRing: new KeyRing(store.signingKeys, clock, config.accessTokenTtlSec),
     serverKeys: {
       refreshSuccessor: await store.serverSecret('refresh-successor', () => randomToken(32)),
-      otp: await store.serverSecret('otp', () => randomToken(32)),
+      hmac: await store.serverSecret('hmac', () => randomToken(32)),
     },
     mailQueued: new Signal(),
+    limitRules: limitRules(config),
     appliedMigrations,
     close: () => store.close(),
   }

@@ -12,6 +12,7 @@ import { silentLogger } from '../src/log'
 import { mailTransportFor } from '../src/mail/transports'
 import { openRuntime, type Runtime } from '../src/runtime'
 import { createApp } from '../src/server/app'
+import { peerAddresses } from '../src/server/plugins/client-ip'
 
 export const PASSWORD = 'correct horse battery staple'
 
@@ -54,6 +55,8 @@ export interface CallInit {
   headers?: Record<string, string>
   apiKey?: string | null
   cookie?: string
+  /** The socket peer this request comes from (default 127.0.0.1), as Bun.serve would record it. */
+  peer?: string
 }
 
 export interface CallResult {
@@ -104,8 +107,9 @@ export async function createTestContext(env: Record<string, string> = {}, config
         body = JSON.stringify(init.body)
         headers['content-type'] ??= 'application/json'
       }
-      const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
-      return toResult(response)
+      const request = new Request(`http://localhost${path}`, { method, headers, body })
+      peerAddresses.set(request, init.peer ?? '127.0.0.1')
+      return toResult(await app.handle(request))
     },
     deliverMail() {
       return deliverDue(runtime, mailTransportFor(runtime.config, silentLogger), silentLogger)

@@ -1,6 +1,7 @@
 // What every core function is given: plain values, never an HTTP context.
 import type { Config } from '../config'
 import type { Clock } from './clock'
+import type { LimitRules } from './limits'
 import type { PasswordHasher } from './passwords'
 import type { KeyRing } from './signing-keys'
 import type { Store } from './store'
@@ -15,9 +16,10 @@ export interface Deps {
   serverKeys: {
     /** Derives a refresh token's successor (see sessions.ts). */
     refreshSuccessor: string
-    /** Keys OTP hashes and the e-mail keys of password-reset requests. */
-    otp: string
+    /** Keys OTP hashes, and the hashed keys of password-reset requests and limit counters. */
+    hmac: string
   }
+  limitRules: LimitRules
   /** Told whenever mail is queued, so a running worker delivers it at once. */
   mailQueued: { notify(): void }
 }

@@ -2,8 +2,10 @@
 // unknown addresses, after the same work: one OTP drawn and hashed, one mail composed, one
 // write transaction (the request is logged either way), and the mail is delivered later by
 // the outbox worker, never inline. Every OTP failure is the same 400.
+import { audit, auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, forbidden } from './errors'
+import { assertNotLimited, consume, recordOutcomes, type WindowRule } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { passwordChangedMail, passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
@@ -15,12 +17,23 @@ import { normaliseEmail, toPublicUser, type PublicUser } from './users'
 export const FORGOT_PASSWORD_MESSAGE = 'If the e-mail is registered, a password-reset OTP has been sent'
 const invalidOtp = () => new AppError(400, 'Invalid or expired OTP')
 
-type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued'>
+type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules'>
+
+/** Spends one request of the client IP's budget; on 429, audits it first. */
+export async function consumeIpBudget(deps: ResetDeps, rule: WindowRule, actor: Actor, tenant: Tenant, type: 'password_reset.limited' | 'password.limited') {
+  try {
+    await consume(deps, rule, `${actor.ip}`)
+  } catch (error) {
+    await audit(deps, type, actor, { tenantId: tenant.id, detail: { limit: rule.name } })
+    throw error
+  }
+}
 
 /** Returns the normalised address (the response's data). */
-export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Tenant; email: string }): Promise<string> {
+export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Tenant; email: string }, actor: Actor): Promise<string> {
   const { tenant } = input
   const email = normaliseEmail(input.email)
+  await consumeIpBudget(deps, deps.limitRules.forgotIp, actor, tenant, 'password_reset.limited')
   const now = deps.clock.now()
   const user = await deps.store.users.findByEmail(tenant.id, email)
   const eligible = user !== null && user.disabledAt === null && user.type !== 'tenant'
@@ -28,7 +41,7 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
   const code = generateOtp()
   const otp: PasswordResetOtp = {
     userId: user?.id ?? email,
-    codeHash: otpHash(deps.serverKeys.otp, user?.id ?? email, code),
+    codeHash: otpHash(deps.serverKeys.hmac, user?.id ?? email, code),
     createdAt: now,
     expiresAt: now + OTP_TTL_MS,
     attempts: 0,
@@ -42,10 +55,13 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
     now,
     secretExpiresAt: otp.expiresAt,
   })
+  // Over the per-address limits the answer is the same 200; the mail is simply not sent.
   await deps.store.passwordResets.request({
     tenantId: tenant.id,
-    emailKey: emailKey(deps.serverKeys.otp, tenant.id, email),
+    emailKey: emailKey(deps.serverKeys.hmac, tenant.id, email),
     at: now,
+    limits: { intervalMs: deps.config.limits.forgotAddressIntervalSec * 1000, perHour: deps.config.limits.forgotAddressPerHour },
+    audit: auditEvent(deps, 'password_reset.requested', actor, { tenantId: tenant.id, userId: eligible ? user.id : null, detail: { email: maskEmail(email) } }),
     otp: eligible ? otp : undefined,
     mail: eligible ? mail : undefined,
   })
@@ -56,16 +72,29 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
 export async function changePassword(
   deps: ResetDeps & Pick<Deps, 'hasher'>,
   input: { tenant: Tenant; email: string; otp: string; newPassword: string },
+  actor: Actor,
 ): Promise<PublicUser> {
   const { tenant } = input
   const email = normaliseEmail(input.email)
+  await consumeIpBudget(deps, deps.limitRules.changePasswordIp, actor, tenant, 'password.limited')
+  // Wrong codes are counted per address across OTPs: asking for a new code does not reset it (NIST).
+  const otpFailures: [typeof deps.limitRules.otpAccount, string] = [deps.limitRules.otpAccount, `${tenant.id}:${email}`]
+  const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
+  try {
+    await assertNotLimited(deps, [otpFailures])
+  } catch (error) {
+    await audit(deps, 'otp.limited', actor, about)
+    throw error
+  }
   const now = deps.clock.now()
   const user = await deps.store.users.findByEmail(tenant.id, email)
   const record = user ? await deps.store.passwordResets.findOtp(user.id) : null
   const usable = record !== null && record.spentAt === null && record.expiresAt > now && record.attempts < OTP_MAX_ATTEMPTS
-  const presented = otpHash(deps.serverKeys.otp, user?.id ?? email, input.otp)
+  const presented = otpHash(deps.serverKeys.hmac, user?.id ?? email, input.otp)
   if (!user || !usable || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, record.codeHash)) {
     if (user && usable) await deps.store.passwordResets.recordOtpFailure(user.id, now, OTP_MAX_ATTEMPTS)
+    await recordOutcomes(deps, [{ rule: otpFailures[0], subject: otpFailures[1], result: 'failure' }])
+    await audit(deps, 'otp.failed', actor, { ...about, userId: user?.id })
     throw invalidOtp()
   }
   if (user.disabledAt !== null) throw forbidden('User is disabled')
@@ -84,5 +113,7 @@ export async function changePassword(
   // Lost the race to a concurrent use of the same code: that one changed the password.
   if (!changed) throw invalidOtp()
   deps.mailQueued.notify()
+  await recordOutcomes(deps, [{ rule: otpFailures[0], subject: otpFailures[1], result: 'success' }])
+  await audit(deps, 'password.changed', actor, { ...about, userId: user.id })
   return toPublicUser({ ...user, passwordHash }, tenant)
 }

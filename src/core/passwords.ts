@@ -1,7 +1,8 @@
 // Password hashing: argon2id through Bun.password, which hashes on Bun's worker threads, so
-// the event loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB) and
-// so is the queue behind it: a login flood gets 503 + Retry-After instead of exhausting
-// memory or starving the other endpoints.
+// the event loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB, so
+// memory is bounded too), and so is the queue behind it, by time: when the work already
+// queued would keep a new login waiting longer than `maxWaitMs`, it is refused at once
+// (503 + Retry-After) instead of hanging for many seconds.
 import { serviceUnavailable } from './errors'
 import { randomToken } from './secrets'
 
@@ -9,15 +10,26 @@ export interface HasherOptions {
   memoryKib: number
   timeCost: number
   concurrency: number
-  queueMax: number
+  maxWaitMs: number
+  /** The guess of one hash's duration until real ones are measured. */
+  initialEstimateMs?: number
 }
 
 export class PasswordHasher {
   private active = 0
   private readonly waiting: Array<() => void> = []
   private dummyHash: Promise<string> | undefined
+  /** A moving average of how long one hash takes here. */
+  private averageMs: number
 
-  constructor(private readonly options: HasherOptions) {}
+  constructor(private readonly options: HasherOptions) {
+    this.averageMs = options.initialEstimateMs ?? 50
+  }
+
+  /** How many hashes are running and waiting (for metrics and tests). */
+  get load() {
+    return { active: this.active, waiting: this.waiting.length, averageMs: this.averageMs }
+  }
 
   hash(password: string): Promise<string> {
     return this.limited(() =>
@@ -55,15 +67,18 @@ export class PasswordHasher {
 
   private async limited<T>(work: () => Promise<T>): Promise<T> {
     if (this.active >= this.options.concurrency) {
-      if (this.waiting.length >= this.options.queueMax) throw serviceUnavailable(1)
+      const expectedWaitMs = Math.ceil((this.waiting.length + 1) / this.options.concurrency) * this.averageMs
+      if (expectedWaitMs > this.options.maxWaitMs) throw serviceUnavailable(Math.max(1, Math.ceil(expectedWaitMs / 1000)))
       // The finishing task hands its slot straight to us, so `active` is not decremented.
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else {
       this.active++
     }
+    const started = performance.now()
     try {
       return await work()
     } finally {
+      this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started)
       const next = this.waiting.shift()
       if (next) next()
       else this.active--

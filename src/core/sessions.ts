@@ -3,8 +3,10 @@
 // gets the same successor (two tabs refreshing at once both stay logged in); after it, the
 // reuse means the token was stolen or replayed, and the whole family is revoked.
 import { signAccessToken } from './access-tokens'
+import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
-import { forbidden, unauthorized } from './errors'
+import { forbidden, unauthorized, type AppError } from './errors'
+import { assertNotLimited, recordOutcomes, type Outcome, type Rule } from './limits'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
@@ -20,22 +22,47 @@ export interface Session {
 type SessionDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
 
 export async function login(
-  deps: SessionDeps & Pick<Deps, 'hasher'>,
+  deps: SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules'>,
   input: { tenant: Tenant; email: string; password: string; rememberMe: boolean },
+  actor: Actor,
 ): Promise<Session> {
+  const { tenant } = input
   const email = normaliseEmail(input.email)
+  const rules = deps.limitRules
+  // Keyed by the address as typed, registered or not: unknown addresses meet the same limits.
+  const limits: Array<[Rule, string]> = [
+    [rules.loginAccountIp, `${tenant.id}:${email}:${actor.ip}`],
+    [rules.loginAccount, `${tenant.id}:${email}`],
+    [rules.loginIpFailures, `${actor.ip}`],
+  ]
+  const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
+  try {
+    await assertNotLimited(deps, limits)
+  } catch (error) {
+    await audit(deps, 'login.limited', actor, { ...about, detail: { ...about.detail, retryAfter: (error as AppError).retryAfter } })
+    throw error
+  }
+  const record = (result: Outcome['result']) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })))
+
   const password = input.password.normalize('NFKC')
-  const user = await deps.store.users.findByEmail(input.tenant.id, email)
-  if (!user || user.passwordHash === null) {
-    // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
-    await deps.hasher.verifyDummy(password)
+  const user = await deps.store.users.findByEmail(tenant.id, email)
+  const verified = user?.passwordHash
+    ? await deps.hasher.verify(password, user.passwordHash)
+    : // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
+      await deps.hasher.verifyDummy(password)
+  if (!user || !verified) {
+    await record('failure')
+    await audit(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } })
     throw unauthorized()
   }
-  if (!(await deps.hasher.verify(password, user.passwordHash))) throw unauthorized()
+  await record('success')
   // Only someone who knows the password learns that the account is disabled.
-  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  if (user.disabledAt !== null) {
+    await audit(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } })
+    throw forbidden('User is disabled')
+  }
   const now = deps.clock.now()
-  if (deps.hasher.needsRehash(user.passwordHash)) {
+  if (deps.hasher.needsRehash(user.passwordHash!)) {
     await deps.store.users.setPasswordHash(user.id, await deps.hasher.hash(password), now)
   }
 
@@ -50,12 +77,13 @@ export async function login(
     revokedReason: null,
   }
   const refreshToken = randomToken(32)
-  const record = newTokenRecord(deps, family, refreshToken, now)
-  await deps.store.sessions.createFamily(family, record)
-  return issueSession(deps, user, input.tenant, refreshToken, record.expiresAt, now)
+  const tokenRecord = newTokenRecord(deps, family, refreshToken, now)
+  await deps.store.sessions.createFamily(family, tokenRecord)
+  await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe } })
+  return issueSession(deps, user, tenant, refreshToken, tokenRecord.expiresAt, now)
 }
 
-export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined): Promise<Session> {
+export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor): Promise<Session> {
   if (!presented || presented.length > 128) throw unauthorized()
   const found = await deps.store.sessions.findToken(sha256(presented))
   if (!found) throw unauthorized()
@@ -79,22 +107,27 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
     await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, now))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
+    await audit(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } })
     throw unauthorized()
   }
   return issueSession(deps, user, tenant, successor, tokenExpiresAt(deps, family, now), now)
 }
 
 /** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
-export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: string | undefined): Promise<void> {
+export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: string | undefined, actor: Actor): Promise<void> {
   if (!presented || presented.length > 128) return
   const found = await deps.store.sessions.findToken(sha256(presented))
-  if (found) await deps.store.sessions.revokeFamily(found.family.id, deps.clock.now(), 'logout')
+  if (!found || found.family.revokedAt !== null) return
+  await deps.store.sessions.revokeFamily(found.family.id, deps.clock.now(), 'logout')
+  await audit(deps, 'logout', actor, { tenantId: found.family.tenantId, userId: found.family.userId, detail: { familyId: found.family.id } })
 }
 
 /** Ends every session of the user (CLI `sessions revoke`, password change). */
-export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, reason: string): Promise<number> {
-  await getUser(deps, userId)
-  return deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), reason)
+export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<number> {
+  const user = await getUser(deps, userId)
+  const revoked = await deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), 'admin')
+  await audit(deps, 'sessions.revoked', actor, { tenantId: user.tenantId, userId, detail: { revoked } })
+  return revoked
 }
 
 /** Sliding expiry by the family's rememberMe choice, never past the family's absolute end. */

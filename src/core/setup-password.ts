@@ -1,10 +1,12 @@
 // Setup tokens: how a user created without a password gets one. Opaque, single use, stored
 // as SHA-256, valid 72 hours by default. A `tenant` user (a machine identity) never gets one;
 // the endpoint still refuses them (403) as the last line of defence.
+import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from './errors'
 import { newOutboxMessage } from './mail/outbox'
 import { invitationMail } from './mail/templates'
+import { consumeIpBudget } from './password-reset'
 import { checkPasswordPolicy } from './password-policy'
 import { randomToken, sha256 } from './secrets'
 import { getTenant } from './tenants'
@@ -23,6 +25,7 @@ export function newSetupToken(deps: Pick<Deps, 'config'>, userId: string, now: n
 export async function inviteUser(
   deps: Pick<Deps, 'store' | 'clock' | 'config' | 'mailQueued'>,
   userId: string,
+  actor: Actor = CLI_ACTOR,
 ): Promise<{ user: User; tenant: Tenant; setupToken: string; expiresAt: number; mailId: string }> {
   const user = await getUser(deps, userId)
   if (user.type === 'tenant') throw badRequest('Tenant users never get a setup token: they cannot have a password')
@@ -41,13 +44,34 @@ export async function inviteUser(
   })
   await deps.store.setupTokens.replace(record, mail)
   deps.mailQueued.notify()
+  await audit(deps, 'user.invited', actor, { tenantId: tenant.id, userId: user.id })
   return { user, tenant, setupToken: token, expiresAt: record.expiresAt, mailId: mail.id }
 }
 
 /** POST /setup-password: returns the userId. */
 export async function setupPassword(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'serverKeys' | 'mailQueued' | 'limitRules'>,
+  input: { tenant: Tenant; setupToken: string | undefined; password: string },
+  actor: Actor,
+): Promise<string> {
+  await consumeIpBudget(deps, deps.limitRules.setupPasswordIp, actor, input.tenant, 'password.limited')
+  let userId: string | undefined
+  try {
+    userId = await redeemSetupToken(deps, input, (id) => (userId = id))
+    await audit(deps, 'password.set_up', actor, { tenantId: input.tenant.id, userId })
+    return userId
+  } catch (error) {
+    if (error instanceof AppError && error.status !== 400) {
+      await audit(deps, 'password.setup_failed', actor, { tenantId: input.tenant.id, userId, detail: { status: error.status } })
+    }
+    throw error
+  }
+}
+
+async function redeemSetupToken(
   deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>,
   input: { tenant: Tenant; setupToken: string | undefined; password: string },
+  identified: (userId: string) => void,
 ): Promise<string> {
   if (!input.setupToken || input.setupToken.length > 128) throw unauthorized()
   const now = deps.clock.now()
@@ -57,6 +81,7 @@ export async function setupPassword(
   if (!user) throw notFound()
   // Another tenant's token is as good as none: its existence is not revealed.
   if (user.tenantId !== input.tenant.id) throw unauthorized()
+  identified(user.id)
   if (user.type === 'tenant') throw new AppError(403, 'Tenant users cannot set up passwords')
   if (user.passwordHash !== null) throw alreadyHasPassword()
   if (record.usedAt !== null) throw unauthorized()

@@ -2,7 +2,9 @@
 // and API gateway verifies it. The newest key signs; a rotated-out key stays in the JWKS
 // until every token it signed has expired, then drops out.
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Clock } from './clock'
+import type { Deps } from './deps'
 import { randomToken } from './secrets'
 import type { SigningKeyStore } from './store'
 import type { JsonWebKey, SigningKeyRecord } from './types'
@@ -23,6 +25,13 @@ export function generateSigningKey(now: number): SigningKeyRecord {
 export async function rotateSigningKey(store: SigningKeyStore, clock: Clock): Promise<SigningKeyRecord> {
   const key = generateSigningKey(clock.now())
   await store.insertAndRetireOthers(key)
+  return key
+}
+
+/** `authd keys rotate`: a new signing key, audited. */
+export async function rotateKeys(deps: Pick<Deps, 'store' | 'clock'>, actor: Actor = CLI_ACTOR): Promise<SigningKeyRecord> {
+  const key = await rotateSigningKey(deps.store.signingKeys, deps.clock)
+  await audit(deps, 'signing_key.rotated', actor, { detail: { kid: key.kid } })
   return key
 }
 

@@ -2,7 +2,7 @@
 // SQLite (and later PostgreSQL). Every method is atomic by itself: where a rule needs
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
-import type { ApiKey, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
+import type { ApiKey, AuditEvent, LimitCounter, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
   insert(tenant: Tenant): Promise<void>
@@ -34,9 +34,21 @@ export interface UserStore {
 }
 
 export interface PasswordResetStore {
-  /** Records the request; for a registered address also replaces the user's OTP and queues its mail. One transaction. */
-  request(input: { tenantId: string; emailKey: string; at: number; otp?: PasswordResetOtp; mail?: OutboxMessage }): Promise<void>
-  countRequests(tenantId: string, emailKey: string, since: number): Promise<number>
+  /**
+   * Records the request and its audit event; then, if the address has had no request in the
+   * last `intervalMs` and fewer than `perHour` in the last hour, replaces the user's OTP and
+   * queues its mail (when given: registered addresses). One transaction, the same work for
+   * every address. Returns whether the address was under its limits.
+   */
+  request(input: {
+    tenantId: string
+    emailKey: string
+    at: number
+    limits: { intervalMs: number; perHour: number }
+    audit: AuditEvent
+    otp?: PasswordResetOtp
+    mail?: OutboxMessage
+  }): Promise<boolean>
   findOtp(userId: string): Promise<PasswordResetOtp | null>
   /** Counts a wrong code against the live OTP, spending it at `maxAttempts`. */
   recordOtpFailure(userId: string, now: number, maxAttempts: number): Promise<void>
@@ -85,6 +97,37 @@ export interface SessionStore {
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>
 }
 
+/** One change to a limit counter. */
+export type LimitUpdate =
+  /** One more hit in a fixed window (restarted once the window is over). */
+  | { key: string; op: 'hit'; windowMs: number }
+  /** One more consecutive failure; from `threshold` on, blocked for base x 2^(count - threshold), at most cap.
+   *  A run idle for `idleMs` starts over. */
+  | { key: string; op: 'fail'; threshold: number; baseMs: number; capMs: number; idleMs: number }
+  | { key: string; op: 'reset' }
+
+export interface LimitStore {
+  get(keys: string[]): Promise<LimitCounter[]>
+  /** Applies the updates in one transaction; returns the counters they touched, as they are after it. */
+  apply(updates: LimitUpdate[], now: number): Promise<LimitCounter[]>
+  /** Deletes counters untouched since `before` that block nothing; returns how many. */
+  prune(before: number, now: number): Promise<number>
+}
+
+export interface AuditQuery {
+  tenantId?: string
+  userId?: string
+  type?: string
+  since?: number
+  limit?: number
+}
+
+export interface AuditStore {
+  record(event: AuditEvent): Promise<void>
+  /** Newest first. */
+  query(filter: AuditQuery): Promise<Array<AuditEvent & { id: number }>>
+}
+
 export interface Store {
   tenants: TenantStore
   apiKeys: ApiKeyStore
@@ -94,6 +137,8 @@ export interface Store {
   passwordResets: PasswordResetStore
   setupTokens: SetupTokenStore
   outbox: OutboxStore
+  limits: LimitStore
+  audit: AuditStore
   /** A named server-side secret, created by `create` the first time it is asked for. */
   serverSecret(name: string, create: () => string): Promise<string>
   /** Throws when the database cannot answer. */

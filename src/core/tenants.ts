@@ -1,3 +1,4 @@
+import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, notFound } from './errors'
 import type { Tenant } from './types'
@@ -8,9 +9,10 @@ export function validateName(field: string, raw: unknown): string {
   return value
 }
 
-export async function createTenant(deps: Pick<Deps, 'store' | 'clock'>, name: string): Promise<Tenant> {
+export async function createTenant(deps: Pick<Deps, 'store' | 'clock'>, name: string, actor: Actor = CLI_ACTOR): Promise<Tenant> {
   const tenant: Tenant = { id: Bun.randomUUIDv7(), name: validateName('Tenant name', name), createdAt: deps.clock.now(), disabledAt: null }
   await deps.store.tenants.insert(tenant)
+  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id })
   return tenant
 }
 
@@ -20,8 +22,9 @@ export async function getTenant(deps: Pick<Deps, 'store'>, tenantId: string): Pr
   return tenant
 }
 
-export async function setTenantDisabled(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, disabled: boolean): Promise<Tenant> {
+export async function setTenantDisabled(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, disabled: boolean, actor: Actor = CLI_ACTOR): Promise<Tenant> {
   const tenant = await deps.store.tenants.setDisabledAt(tenantId, disabled ? deps.clock.now() : null)
   if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  await audit(deps, disabled ? 'tenant.disabled' : 'tenant.enabled', actor, { tenantId })
   return tenant
 }

@@ -109,3 +109,21 @@ export interface OutboxMessage {
   createdAt: number
   sentAt: number | null
 }
+
+export interface LimitCounter {
+  key: string
+  count: number
+  windowStart: number
+  blockedUntil: number | null
+  updatedAt: number
+}
+
+export interface AuditEvent {
+  at: number
+  type: string
+  tenantId: string | null
+  userId: string | null
+  ip: string | null
+  userAgent: string | null
+  detail: Record<string, unknown> | null
+}

@@ -3,6 +3,7 @@
 // checked against the policy) before anything is written; then all rows go in at once, or
 // none. Addresses already in the tenant are skipped, so an import can be re-run.
 import { parse as parseCsv } from 'csv-parse/sync'
+import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, badRequest, conflict } from './errors'
 import { getTenant } from './tenants'
@@ -42,7 +43,12 @@ export function parseImportFile(text: string): Record<string, unknown>[] {
   }
 }
 
-export async function importUsers(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>, tenantId: string, rows: Record<string, unknown>[]): Promise<ImportResult> {
+export async function importUsers(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>,
+  tenantId: string,
+  rows: Record<string, unknown>[],
+  actor: Actor = CLI_ACTOR,
+): Promise<ImportResult> {
   const tenant = await getTenant(deps, tenantId)
   const errors: string[] = []
   const seen = new Set<string>()
@@ -95,5 +101,6 @@ export async function importUsers(deps: Pick<Deps, 'store' | 'clock' | 'config' 
   if (!(await deps.store.users.insertMany(users, tokens))) {
     throw conflict('nothing imported: an address in the file was added to the tenant while importing; run the import again')
   }
+  await audit(deps, 'users.imported', actor, { tenantId, detail: { created: result.created.length, skipped: result.skipped.length } })
   return result
 }

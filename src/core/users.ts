@@ -1,3 +1,4 @@
+import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
 import { newOutboxMessage } from './mail/outbox'
@@ -87,15 +88,21 @@ export async function prepareUser(
 
 export const emailTaken = (email: string) => conflict(`A user with e-mail ${email} already exists in this tenant`)
 
-export async function createUser(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>, input: NewUser): Promise<CreatedUser> {
+export async function createUser(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>, input: NewUser, actor: Actor = CLI_ACTOR): Promise<CreatedUser> {
   const tenant = await getTenant(deps, input.tenantId)
   const { user, setupToken } = await prepareUser(deps, tenant, input)
   if (!(await deps.store.users.insert(user, setupToken?.record))) throw emailTaken(user.email)
+  await audit(deps, 'user.created', actor, { tenantId: tenant.id, userId: user.id, detail: { type: user.type, withPassword: user.passwordHash !== null } })
   return { user, tenant, setupToken: setupToken && { token: setupToken.token, expiresAt: setupToken.record.expiresAt } }
 }
 
 /** `authd users set-password`: the policy applies; every session ends and the user is told. */
-export async function setUserPassword(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'mailQueued'>, userId: string, password: string): Promise<User> {
+export async function setUserPassword(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'mailQueued'>,
+  userId: string,
+  password: string,
+  actor: Actor = CLI_ACTOR,
+): Promise<User> {
   const user = await getUser(deps, userId)
   if (user.type === 'tenant') throw badRequest('Tenant users cannot have a password')
   const tenant = await getTenant(deps, user.tenantId)
@@ -110,6 +117,7 @@ export async function setUserPassword(deps: Pick<Deps, 'store' | 'clock' | 'conf
   })
   await deps.store.users.replacePassword({ userId, passwordHash, now, notice })
   deps.mailQueued.notify()
+  await audit(deps, 'password.set_by_admin', actor, { tenantId: tenant.id, userId })
   return { ...user, passwordHash, updatedAt: now }
 }
 
@@ -119,11 +127,12 @@ export async function getUser(deps: Pick<Deps, 'store'>, userId: string): Promis
   return user
 }
 
-export async function setUserDisabled(deps: Pick<Deps, 'store' | 'clock'>, userId: string, disabled: boolean): Promise<User> {
+export async function setUserDisabled(deps: Pick<Deps, 'store' | 'clock'>, userId: string, disabled: boolean, actor: Actor = CLI_ACTOR): Promise<User> {
   const now = deps.clock.now()
   const user = await deps.store.users.setDisabledAt(userId, disabled ? now : null, now)
   if (!user) throw notFound(`User not found: ${userId}`)
   // A disabled user's sessions end now, not when their refresh tokens would have.
   if (disabled) await deps.store.sessions.revokeUserFamilies(userId, now, 'user-disabled')
+  await audit(deps, disabled ? 'user.disabled' : 'user.enabled', actor, { tenantId: user.tenantId, userId })
   return user
 }

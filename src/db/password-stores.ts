@@ -1,31 +1,33 @@
 // Password resets (OTPs) and setup tokens over SQLite. The conditional writes here are what
 // make "20 concurrent uses of one OTP give one success" hold.
-import { and, count, eq, gt, gte, isNull, lt, sql } from 'drizzle-orm'
+import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
 import type { PasswordResetStore, SetupTokenStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
-import { mailOutbox, passwordResetOtps, passwordResetRequests, refreshFamilies, setupTokens, users } from './schema'
+import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, refreshFamilies, setupTokens, users } from './schema'
 
 export function createPasswordResetStore(db: Db): PasswordResetStore {
   const otpByUser = db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, sql.placeholder('userId'))).prepare()
   return {
-    async request({ tenantId, emailKey, at, otp, mail }) {
-      immediate(db, () => {
+    async request({ tenantId, emailKey, at, limits, audit, otp, mail }) {
+      return immediate(db, () => {
+        const recent = (since: number) =>
+          db
+            .select({ n: count(), last: max(passwordResetRequests.createdAt) })
+            .from(passwordResetRequests)
+            .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), gte(passwordResetRequests.createdAt, since)))
+            .get()!
+        const lastHour = recent(at - 3600_000)
+        const underLimits = lastHour.n < limits.perHour && (lastHour.last === null || lastHour.last <= at - limits.intervalMs)
         db.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at }).run()
-        if (otp) {
+        db.insert(auditEvents).values({ ...audit, detail: JSON.stringify({ ...audit.detail, underLimits }) }).run()
+        if (underLimits && otp) {
           const { userId: _, ...replacement } = otp
           db.insert(passwordResetOtps).values(otp).onConflictDoUpdate({ target: passwordResetOtps.userId, set: replacement }).run()
         }
-        if (mail) db.insert(mailOutbox).values(mail).run()
+        if (underLimits && mail) db.insert(mailOutbox).values(mail).run()
+        return underLimits
       })
-    },
-    async countRequests(tenantId, emailKey, since) {
-      const [row] = db
-        .select({ n: count() })
-        .from(passwordResetRequests)
-        .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), gte(passwordResetRequests.createdAt, since)))
-        .all()
-      return row?.n ?? 0
     },
     async findOtp(userId) {
       return otpByUser.get({ userId }) ?? null

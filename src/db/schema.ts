@@ -150,3 +150,35 @@ export const serverSecrets = sqliteTable('server_secrets', {
   value: text('value').notNull(),
   createdAt: integer('created_at').notNull(),
 })
+
+// Abuse-limit counters, one row per key. Keys are keyed hashes (no addresses or IPs here).
+// A row is either a window counter (count within window_start + window) or a run of
+// consecutive failures with a back-off (blocked_until).
+export const limitCounters = sqliteTable(
+  'limit_counters',
+  {
+    key: text('key').primaryKey(),
+    count: integer('count').notNull(),
+    windowStart: integer('window_start').notNull(),
+    blockedUntil: integer('blocked_until'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('limit_counters_updated_idx').on(t.updatedAt)],
+)
+
+// Security events. Never a secret: no password, OTP, token or key, and addresses only masked.
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    type: text('type').notNull(),
+    tenantId: text('tenant_id'),
+    userId: text('user_id'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    /** JSON object with event-specific fields (e.g. a masked e-mail, a key id, a retry-after). */
+    detail: text('detail'),
+  },
+  (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_tenant_idx').on(t.tenantId, t.at), index('audit_events_user_idx').on(t.userId, t.at)],
+)

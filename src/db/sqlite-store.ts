@@ -8,6 +8,7 @@ import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
 import { changesOf, immediate as immediateTx, isUniqueViolation } from './helpers'
 import { migrationStatus } from './migrate'
+import { createAuditStore, createLimitStore } from './limit-audit-stores'
 import { createOutboxStore } from './outbox-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
@@ -198,6 +199,8 @@ export function createSqliteStore(db: Db): Store {
     passwordResets: createPasswordResetStore(db),
     setupTokens: createSetupTokenStore(db),
     outbox: createOutboxStore(db),
+    limits: createLimitStore(db),
+    audit: createAuditStore(db),
 
     async serverSecret(name, create) {
       return immediate(() => {

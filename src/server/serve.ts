@@ -7,6 +7,7 @@ import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
 import { createApp } from './app'
+import { peerAddresses } from './plugins/client-ip'
 
 // Bun's own body cap only backs up ours (16 KiB, with the envelope): Bun answers without it.
 const BUN_MAX_BODY_BYTES = 1024 * 1024
@@ -24,7 +25,10 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     port: runtime.config.port,
     hostname: runtime.config.host,
     maxRequestBodySize: BUN_MAX_BODY_BYTES,
-    fetch: (request) => app.fetch(request),
+    fetch: (request, bunServer) => {
+      peerAddresses.set(request, bunServer.requestIP(request)?.address ?? '')
+      return app.fetch(request)
+    },
   })
   const url = server.url.origin
   const bound = withBoundAddress(runtime.config, url)

@@ -54,9 +54,10 @@ describe('GET /forgot-password/:email', () => {
     const known = calls.splice(0)
     await forgot('nobody@example.com')
     expect(calls.map((c) => c.name)).toEqual(known.map((c) => c.name))
-    expect(known.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'users.findByEmail', 'passwordResets.request'])
+    // The API key, the client IP's budget, the look-up, and one write transaction.
+    expect(known.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.apply', 'users.findByEmail', 'passwordResets.request'])
     // The one write differs only in whether it carries an OTP and a mail.
-    const [knownWrite, unknownWrite] = [known[2]!.args[0], calls[2]!.args[0]] as any[]
+    const [knownWrite, unknownWrite] = [known[3]!.args[0], calls[3]!.args[0]] as any[]
     expect(Object.keys(knownWrite).sort()).toEqual(Object.keys(unknownWrite).sort())
     expect(knownWrite.otp && knownWrite.mail).toBeTruthy()
     expect(unknownWrite.otp ?? unknownWrite.mail).toBeUndefined()

@@ -193,8 +193,8 @@ describe('POST /login', () => {
   it('answers 503 with Retry-After when the password-hashing queue is full', async () => {
     const { email } = await ctx.addUser()
     const { PasswordHasher } = await import('../../src/core/passwords')
-    // One hash at a time and no queue: a second login while one is hashing is refused.
-    const hasher = new PasswordHasher({ memoryKib: 64, timeCost: 1, concurrency: 1, queueMax: 0 })
+    // One hash at a time, expected to take 2 s: a login that would wait behind it is refused.
+    const hasher = new PasswordHasher({ memoryKib: 64, timeCost: 1, concurrency: 1, maxWaitMs: 1000, initialEstimateMs: 2000 })
     let release!: () => void
     const blocker = hasher['limited'](() => new Promise<void>((resolve) => (release = resolve)))
     ctx.runtime.hasher.verify = hasher.verify.bind(hasher)
@@ -203,6 +203,6 @@ describe('POST /login', () => {
     await blocker
     expect(res.status).toBe(503)
     expect(res.json).toEqual({ statusCode: 503, message: 'Service unavailable', data: null })
-    expect(res.headers.get('retry-after')).toBe('1')
+    expect(res.headers.get('retry-after')).toBe('2')
   })
 })

@@ -3,7 +3,7 @@ import { AppError } from '../../src/core/errors'
 import { PasswordHasher } from '../../src/core/passwords'
 import { checkPasswordPolicy } from '../../src/core/password-policy'
 
-const options = { memoryKib: 64, timeCost: 1, concurrency: 2, queueMax: 1 }
+const options = { memoryKib: 64, timeCost: 1, concurrency: 2, maxWaitMs: 250, initialEstimateMs: 100 }
 
 describe('PasswordHasher', () => {
   it('hashes with argon2id and verifies', async () => {
@@ -17,7 +17,7 @@ describe('PasswordHasher', () => {
     expect(hasher.needsRehash('$2b$10$abcdefghijklmnopqrstuv')).toBe(true)
   })
 
-  it('runs at most `concurrency` hashes, queues `queueMax` more, and refuses the rest with 503', async () => {
+  it('runs at most `concurrency` hashes, queues what fits in maxWaitMs, and refuses the rest with 503', async () => {
     const hasher = new PasswordHasher(options)
     let running = 0
     let peak = 0
@@ -28,7 +28,8 @@ describe('PasswordHasher', () => {
         await new Promise<void>((resolve) => releases.push(resolve))
         running--
       })
-    const accepted = [job(), job(), job()]
+    // 2 run; 4 wait (at most ceil(4/2) x 100 ms = 200 ms <= 250 ms); a 7th would wait 300 ms.
+    const accepted = [job(), job(), job(), job(), job(), job()]
     await expect(job()).rejects.toEqual(new AppError(503, 'Service unavailable', 1))
     while (releases.length > 0 || running > 0) {
       releases.shift()?.()

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { isPublished, rotateSigningKey } from '../../core/signing-keys'
+import { isPublished, rotateKeys } from '../../core/signing-keys'
 import { contextFrom } from '../context'
 import { isoTime, table } from '../io'
 import type { Env } from '../index'
@@ -12,7 +12,7 @@ export function registerKeys(program: Command, env: Env) {
     .description('make a new signing key; the old public key stays in the JWKS until its tokens expire')
     .action(async (_: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const key = await ctx.withRuntime((rt) => rotateSigningKey(rt.store.signingKeys, rt.clock))
+      const key = await ctx.withRuntime((rt) => rotateKeys(rt))
       ctx.out.result({ kid: key.kid, alg: key.alg, createdAt: isoTime(key.createdAt) }, () => `new signing key ${key.kid} (${key.alg}) is now active`)
     })
 

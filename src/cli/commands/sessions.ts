@@ -14,7 +14,7 @@ export function registerSessions(program: Command, env: Env) {
     .action(async (opts: { user?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const userId = await required(ctx.out, opts.user, '--user', 'User ID')
-      const revoked = await ctx.withRuntime((rt) => revokeUserSessions(rt, userId, 'admin'))
+      const revoked = await ctx.withRuntime((rt) => revokeUserSessions(rt, userId))
       ctx.out.result({ userId, revoked }, () => `revoked ${revoked} session(s) of user ${userId}`)
     })
 }

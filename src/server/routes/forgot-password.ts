@@ -2,13 +2,14 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { FORGOT_PASSWORD_MESSAGE, requestPasswordReset } from '../../core/password-reset'
 import { envelope } from '../errors'
+import { clientActor } from '../plugins/client-ip'
 import { apiKeyGuard } from '../plugins/api-key'
 
 export const forgotPasswordRoute = (deps: Deps) =>
-  new Elysia().use(apiKeyGuard(deps)).get(
+  new Elysia().use(clientActor(deps.config.trustedProxies)).use(apiKeyGuard(deps)).get(
     '/forgot-password/:email',
-    async ({ params, tenant }) => {
-      const email = await requestPasswordReset(deps, { tenant, email: params.email })
+    async ({ params, tenant, actor }) => {
+      const email = await requestPasswordReset(deps, { tenant, email: params.email }, actor)
       return envelope(200, FORGOT_PASSWORD_MESSAGE, email)
     },
     { apiKey: true, params: t.Object({ email: t.String() }) },

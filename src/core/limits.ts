@@ -1,0 +1,97 @@
+// Abuse limits (product spec §9), kept in the database so they survive restarts and hold
+// across instances. Two kinds of rule:
+//   - a window: at most `limit` counted events per window (per-IP request budgets);
+//   - a back-off: after `threshold` consecutive failures, blocked for 1 s doubling up to a
+//     cap, until a success resets the run (login per account and IP, per account; OTPs).
+// Keys are hashed with a server key, so the table holds no address or IP. Login limits are
+// keyed by the e-mail as typed (normalised), never by whether it exists: an unknown address
+// walks through exactly the same answers as a registered one.
+import type { Config } from '../config'
+import type { Deps } from './deps'
+import { AppError } from './errors'
+import { hmacSha256 } from './secrets'
+import type { LimitUpdate } from './store'
+import type { LimitCounter } from './types'
+
+export interface WindowRule {
+  name: string
+  kind: 'window'
+  limit: number
+  windowMs: number
+}
+
+export interface BackoffRule {
+  name: string
+  kind: 'backoff'
+  threshold: number
+  baseMs: number
+  capMs: number
+  /** A run of failures this old is forgotten. */
+  idleMs: number
+}
+
+export type Rule = WindowRule | BackoffRule
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+
+export function limitRules(config: Pick<Config, 'limits'>) {
+  const l = config.limits
+  const backoff = (name: string, threshold: number, baseMs: number, capMs: number): BackoffRule => ({ name, kind: 'backoff', threshold, baseMs, capMs, idleMs: DAY })
+  const window = (name: string, limit: number, windowMs: number): WindowRule => ({ name, kind: 'window', limit, windowMs })
+  return {
+    loginAccountIp: backoff('login:account-ip', l.loginBackoffAfter, 1000, l.loginBackoffMaxSec * 1000),
+    loginAccount: backoff('login:account', l.loginAccountBackoffAfter, 1000, l.loginBackoffMaxSec * 1000),
+    loginIpFailures: window('login:ip-failures', l.loginIpFailuresPer10Min, 10 * MINUTE),
+    forgotIp: window('forgot:ip', l.forgotIpPerHour, 60 * MINUTE),
+    changePasswordIp: window('change-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
+    setupPasswordIp: window('setup-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
+    otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, l.otpLockoutSec * 1000, l.otpLockoutSec * 1000),
+  }
+}
+
+export type LimitRules = ReturnType<typeof limitRules>
+
+export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'Too many requests', Math.max(1, Math.ceil(retryAfterMs / 1000)))
+
+type LimitDeps = Pick<Deps, 'store' | 'clock' | 'serverKeys'>
+
+const keyOf = (deps: LimitDeps, rule: Rule, subject: string) => hmacSha256(deps.serverKeys.hmac, `limit:${rule.name}:${subject}`)
+
+/** How long `counter` still blocks under `rule`, in ms (0: not blocking). */
+function blockingMs(rule: Rule, counter: LimitCounter | undefined, now: number): number {
+  if (!counter) return 0
+  if (rule.kind === 'backoff') return Math.max(0, (counter.blockedUntil ?? 0) - now)
+  const windowEnd = counter.windowStart + rule.windowMs
+  return windowEnd > now && counter.count >= rule.limit ? windowEnd - now : 0
+}
+
+/** Throws 429 (Retry-After: the longest wait) if any of these subjects is blocked now. Reads only. */
+export async function assertNotLimited(deps: LimitDeps, checks: Array<[Rule, string]>): Promise<void> {
+  const keyed = checks.map(([rule, subject]) => ({ rule, key: keyOf(deps, rule, subject) }))
+  const counters = new Map((await deps.store.limits.get(keyed.map((k) => k.key))).map((c) => [c.key, c]))
+  const now = deps.clock.now()
+  const waitMs = Math.max(0, ...keyed.map(({ rule, key }) => blockingMs(rule, counters.get(key), now)))
+  if (waitMs > 0) throw tooManyRequests(waitMs)
+}
+
+/** Counts one request against a window rule; throws 429 once the window's budget is spent. */
+export async function consume(deps: LimitDeps, rule: WindowRule, subject: string): Promise<void> {
+  const now = deps.clock.now()
+  const [counter] = await deps.store.limits.apply([{ key: keyOf(deps, rule, subject), op: 'hit', windowMs: rule.windowMs }], now)
+  if (counter && counter.count > rule.limit) throw tooManyRequests(counter.windowStart + rule.windowMs - now)
+}
+
+export type Outcome = { rule: Rule; subject: string; result: 'failure' | 'success' }
+
+/** Records failures (a hit for windows, one more in the run for back-offs) and successes (a back-off run ends). */
+export async function recordOutcomes(deps: LimitDeps, outcomes: Outcome[]): Promise<void> {
+  const updates: LimitUpdate[] = outcomes.flatMap(({ rule, subject, result }): LimitUpdate[] => {
+    const key = keyOf(deps, rule, subject)
+    if (result === 'success') return rule.kind === 'backoff' ? [{ key, op: 'reset' }] : []
+    return rule.kind === 'window'
+      ? [{ key, op: 'hit', windowMs: rule.windowMs }]
+      : [{ key, op: 'fail', threshold: rule.threshold, baseMs: rule.baseMs, capMs: rule.capMs, idleMs: rule.idleMs }]
+  })
+  await deps.store.limits.apply(updates, deps.clock.now())
+}

@@ -1,0 +1,87 @@
+// Limit counters and the audit log over SQLite. Each counter update is one atomic upsert,
+// so concurrent requests never lose a count.
+import { and, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import type { AuditStore, LimitStore, LimitUpdate } from '../core/store'
+import type { LimitCounter } from '../core/types'
+import type { Db } from './client'
+import { changesOf, immediate } from './helpers'
+import { auditEvents, limitCounters } from './schema'
+
+export function createLimitStore(db: Db): LimitStore {
+  const hit = db.$client.prepare(`
+    INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at) VALUES ($key, 1, $now, NULL, $now)
+    ON CONFLICT (key) DO UPDATE SET
+      count = CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END,
+      window_start = CASE WHEN window_start + $windowMs <= $now THEN $now ELSE window_start END,
+      updated_at = $now
+    RETURNING key, count, window_start AS windowStart, blocked_until AS blockedUntil, updated_at AS updatedAt`)
+  // A failure run: count consecutive failures (starting over after idleMs), and from the
+  // threshold on block for base * 2^(count - threshold), capped.
+  const fail = db.$client.prepare(`
+    INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at)
+    VALUES ($key, 1, $now, CASE WHEN 1 >= $threshold THEN $now + min($capMs, $baseMs) ELSE NULL END, $now)
+    ON CONFLICT (key) DO UPDATE SET
+      count = CASE WHEN updated_at + $idleMs <= $now THEN 1 ELSE count + 1 END,
+      blocked_until = CASE
+        WHEN (CASE WHEN updated_at + $idleMs <= $now THEN 1 ELSE count + 1 END) >= $threshold
+        THEN $now + min($capMs, $baseMs * (1 << min(40, (CASE WHEN updated_at + $idleMs <= $now THEN 1 ELSE count + 1 END) - $threshold)))
+        ELSE NULL END,
+      window_start = CASE WHEN updated_at + $idleMs <= $now THEN $now ELSE window_start END,
+      updated_at = $now
+    RETURNING key, count, window_start AS windowStart, blocked_until AS blockedUntil, updated_at AS updatedAt`)
+  const reset = db.$client.prepare('DELETE FROM limit_counters WHERE key = $key')
+
+  const applyOne = (update: LimitUpdate, now: number): LimitCounter | null => {
+    switch (update.op) {
+      case 'hit':
+        return hit.get({ key: update.key, now, windowMs: update.windowMs }) as LimitCounter
+      case 'fail':
+        return fail.get({ key: update.key, now, threshold: update.threshold, baseMs: update.baseMs, capMs: update.capMs, idleMs: update.idleMs }) as LimitCounter
+      case 'reset':
+        reset.run({ key: update.key })
+        return null
+    }
+  }
+
+  return {
+    async get(keys) {
+      if (keys.length === 0) return []
+      return db.select().from(limitCounters).where(inArray(limitCounters.key, keys)).all()
+    },
+    async apply(updates, now) {
+      if (updates.length === 0) return []
+      return immediate(db, () => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null))
+    },
+    async prune(before, now) {
+      return changesOf(
+        db
+          .delete(limitCounters)
+          .where(and(lt(limitCounters.updatedAt, before), or(isNull(limitCounters.blockedUntil), lt(limitCounters.blockedUntil, now))))
+          .run(),
+      )
+    },
+  }
+}
+
+export function createAuditStore(db: Db): AuditStore {
+  return {
+    async record(event) {
+      db.insert(auditEvents).values({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) }).run()
+    },
+    async query({ tenantId, userId, type, since, limit = 100 }) {
+      const conditions: SQL[] = []
+      if (tenantId) conditions.push(eq(auditEvents.tenantId, tenantId))
+      if (userId) conditions.push(eq(auditEvents.userId, userId))
+      if (type) conditions.push(type.endsWith('.*') ? sql`${auditEvents.type} LIKE ${type.slice(0, -1) + '%'}` : eq(auditEvents.type, type))
+      if (since !== undefined) conditions.push(gte(auditEvents.at, since))
+      const rows = db
+        .select()
+        .from(auditEvents)
+        .where(conditions.length > 0 ? and(...conditions) : undefined)
+        .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+        .limit(limit)
+        .all()
+      return rows.map((row) => ({ ...row, detail: row.detail === null ? null : JSON.parse(row.detail) }))
+    },
+  }
+}
