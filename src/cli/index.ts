@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config'
 import { AppError } from '../core/errors'
 import { registerApiKeys } from './commands/api-keys'
+import { registerAudit } from './commands/audit'
 import { registerKeys } from './commands/keys'
 import { registerMail } from './commands/mail'
 import { registerMigrate } from './commands/migrate'
@@ -26,7 +27,7 @@ export function buildProgram(env: Env): Command {
     .option('--json', 'machine output: one JSON document on stdout')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-  for (const register of [registerServe, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail]) {
+  for (const register of [registerServe, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit]) {
     register(program, env)
   }
   program.commands.forEach(function override(c: Command) {

@@ -35,7 +35,7 @@ export interface UserStore {
 
 export interface PasswordResetStore {
   /**
-   * Records the request and its audit event; then, if the address has had no request in the
+   * Records the request and its audit event; then, if the address was issued no reset in the
    * last `intervalMs` and fewer than `perHour` in the last hour, replaces the user's OTP and
    * queues its mail (when given: registered addresses). One transaction, the same work for
    * every address. Returns whether the address was under its limits.

@@ -15,11 +15,18 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
           db
             .select({ n: count(), last: max(passwordResetRequests.createdAt) })
             .from(passwordResetRequests)
-            .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), gte(passwordResetRequests.createdAt, since)))
+            .where(
+              and(
+                eq(passwordResetRequests.tenantId, tenantId),
+                eq(passwordResetRequests.emailKey, emailKey),
+                eq(passwordResetRequests.issued, true),
+                gte(passwordResetRequests.createdAt, since),
+              ),
+            )
             .get()!
         const lastHour = recent(at - 3600_000)
         const underLimits = lastHour.n < limits.perHour && (lastHour.last === null || lastHour.last <= at - limits.intervalMs)
-        db.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at }).run()
+        db.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits }).run()
         db.insert(auditEvents).values({ ...audit, detail: JSON.stringify({ ...audit.detail, underLimits }) }).run()
         if (underLimits && otp) {
           const { userId: _, ...replacement } = otp

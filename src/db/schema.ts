@@ -114,6 +114,9 @@ export const passwordResetRequests = sqliteTable(
     tenantId: text('tenant_id').notNull(),
     emailKey: text('email_key').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** Whether this request sent a mail: only those count against the per-address limits,
+     *  so requests made to exhaust them cannot block the address owner's own reset. */
+    issued: integer('issued', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
 )

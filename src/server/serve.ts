@@ -36,6 +36,11 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger)
   const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
   mailWorker.start()
+  // Forget limit counters idle for two days that block nothing (runs tens of times a day).
+  const pruneTimer = setInterval(() => {
+    const now = runtime.clock.now()
+    runtime.store.limits.prune(now - 2 * 86_400_000, now).catch((error) => logger.log('warn', 'pruning limit counters failed', { error: String(error) }))
+  }, 30 * 60_000)
   logger.log('info', 'listening', { url, database: runtime.config.databasePath, mail: runtime.config.smtpUrl ? 'smtp' : 'eml files' })
   let stopping: Promise<void> | undefined
   return {
@@ -43,6 +48,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     stop() {
       stopping ??= (async () => {
         await server.stop()
+        clearInterval(pruneTimer)
         unlisten()
         await mailWorker.stop()
         runtime.close()

@@ -20,4 +20,5 @@ CREATE TABLE `limit_counters` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `limit_counters_updated_idx` ON `limit_counters` (`updated_at`);
+CREATE INDEX `limit_counters_updated_idx` ON `limit_counters` (`updated_at`);--> statement-breakpoint
+ALTER TABLE `password_reset_requests` ADD `issued` integer DEFAULT false NOT NULL;
