@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { MailTransport, OutgoingMail } from '../core/mail/outbox'
+import { maskEmail } from '../core/audit'
 import type { Logger } from '../log'
 
 function envelopeFor(from: string, mail: OutgoingMail) {
@@ -35,8 +36,8 @@ export function emlFileTransport(dir: string, from: string, logger: Logger): Mai
       const info = await transporter.sendMail(envelopeFor(from, mail))
       const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`)
       await Bun.write(file, info.message as Buffer)
-      // Where and to whom, never the body: it holds the OTP or token.
-      logger.log('info', 'mail written to file (no SMTP configured)', { file, to: mail.to, subject: mail.subject })
+      // Where and to whom (masked), never the body: it holds the OTP or token.
+      logger.log('info', 'mail written to file (no SMTP configured)', { file, to: maskEmail(mail.to), subject: mail.subject })
     },
   }
 }

@@ -1,0 +1,131 @@
+// Secrets at rest and in logs: API keys, refresh and setup tokens and OTPs are stored only as
+// hashes, passwords only as argon2id; none of them, nor a submitted password, ever reaches a
+// log line or the audit log. Canary values are pushed through every flow over a real socket.
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createUser } from '../../src/core/users'
+import { jsonLogger } from '../../src/log'
+import { startServer, type RunningServer } from '../../src/server/serve'
+import { createTestContext, toResult, type TestContext } from '../helpers'
+
+const CANARY = {
+  password: 'canary-password-1-correct-horse',
+  wrongPassword: 'canary-password-2-wrong-guess',
+  newPassword: 'canary-password-3-after-reset',
+  setupPassword: 'canary-password-4-first-setup',
+  email: 'canary.person@example.com',
+}
+let ctx: TestContext
+let server: RunningServer
+const logLines: string[] = []
+/** Every secret the flows below handled in plaintext. */
+const secrets: Record<string, string> = {}
+let otp = ''
+
+beforeAll(async () => {
+  ctx = await createTestContext({ AUTHD_PORT: '0' })
+  server = await startServer(ctx.runtime, jsonLogger((line) => logLines.push(line)))
+  const api = `${server.url}/api/v1/auth`
+  const headers = { 'content-type': 'application/json', 'x-api-key': ctx.apiKey, 'user-agent': 'canary-agent' }
+  const post = (path: string, body: unknown, extra: Record<string, string> = {}) =>
+    fetch(`${api}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) }).then(toResult)
+  secrets.apiKey = ctx.apiKey
+
+  await ctx.addUser({ email: CANARY.email, password: CANARY.password })
+  await post('/login', { email: CANARY.email, password: CANARY.wrongPassword })
+  const login = await post('/login', { email: CANARY.email, password: CANARY.password })
+  secrets.accessToken = login.json.data.response.accessToken
+  secrets.refreshToken = login.refreshCookie!
+  const refreshed = await fetch(`${api}/refresh-token`, { headers: { cookie: `refreshToken=${secrets.refreshToken}` } }).then(toResult)
+  secrets.successor = refreshed.refreshCookie!
+  await fetch(`${api}/refresh-token`, { headers: { cookie: 'refreshToken=canary-garbage-cookie-value' } })
+
+  await fetch(`${api}/forgot-password/${CANARY.email}`, { headers })
+  // The worker writes the mail to an .eml file (no SMTP in this test): read the code there.
+  for (let i = 0; i < 100 && !otp; i++) {
+    await Bun.sleep(50)
+    const dir = join(ctx.dir, 'mail')
+    const files = (() => { try { return readdirSync(dir) } catch { return [] } })()
+    const eml = files.map((f) => readFileSync(join(dir, f), 'utf8')).find((text) => text.includes('reset code'))
+    if (eml) otp = /\b(\d{6})\b/.exec(eml.split('text/plain')[1]!)![1]!
+  }
+  await post('/change-password', { email: CANARY.email, otp: otp === '000000' ? '000001' : '000000', newPassword: CANARY.newPassword })
+  await post('/change-password', { email: CANARY.email, otp, newPassword: CANARY.newPassword })
+
+  const { setupToken } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'newcomer@example.com', firstName: 'New', lastName: 'Comer' })
+  secrets.setupToken = setupToken!.token
+  await post('/setup-password', { password: CANARY.setupPassword }, { authorization: `Bearer ${secrets.setupToken}` })
+  await post('/logout', {}, { cookie: `refreshToken=${secrets.successor}` })
+  await Bun.sleep(200) // let the worker deliver the notice mails
+  await server.stop()
+}, 30_000)
+afterAll(() => ctx.close())
+
+/** Every value of every row of every table, as text. */
+function dumpDatabase(): string {
+  const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+  const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+  const dump = tables.map(({ name }) => JSON.stringify(db.query(`SELECT * FROM "${name}"`).all())).join('\n')
+  db.close()
+  return dump
+}
+
+const allSecrets = () => ({ ...secrets, ...CANARY, otp })
+
+describe('secrets at rest', () => {
+  it('the flows really ran (the canaries are real secrets)', () => {
+    expect(otp).toMatch(/^\d{6}$/)
+    for (const value of Object.values(secrets)) expect(value.length).toBeGreaterThan(20)
+  })
+
+  it('no API key, refresh token, setup token or password is stored in plaintext, in any table or in the raw database files', () => {
+    const dump = dumpDatabase()
+    const raw = ['authd.db', 'authd.db-wal'].map((f) => {
+      try {
+        return readFileSync(join(ctx.dir, f)).toString('latin1')
+      } catch {
+        return ''
+      }
+    }).join('')
+    for (const [name, value] of Object.entries(allSecrets())) {
+      if (name === 'otp' || name === 'email') continue
+      expect({ name, inTables: dump.includes(value), inFiles: raw.includes(value) }).toEqual({ name, inTables: false, inFiles: false })
+    }
+  })
+
+  it('an OTP is stored only as a keyed hash, and its mail body is erased once delivered', () => {
+    const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+    const cells = (db.query('SELECT * FROM password_reset_otps').all() as Record<string, unknown>[]).flatMap(Object.values)
+    const bodies = db.query("SELECT status, text_body, html_body FROM mail_outbox WHERE kind = 'password-reset-otp'").all()
+    db.close()
+    expect(cells.map(String)).not.toContain(otp)
+    expect(cells.some((c) => String(c).includes(otp))).toBe(false)
+    expect(bodies).toEqual([{ status: 'sent', text_body: null, html_body: null }])
+  })
+})
+
+describe('secrets in logs', () => {
+  it('no secret, and no submitted password, appears in any log line or audit entry', () => {
+    const output = logLines.join('\n')
+    const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+    const audit = JSON.stringify(db.query('SELECT * FROM audit_events').all())
+    db.close()
+    expect(logLines.length).toBeGreaterThan(2)
+    for (const [name, value] of Object.entries(allSecrets())) {
+      if (name === 'email') continue
+      expect({ name, inLogs: output.includes(value), inAudit: audit.includes(value) }).toEqual({ name, inLogs: false, inAudit: false })
+    }
+  })
+
+  it('e-mail addresses appear in logs and audit entries only masked', async () => {
+    const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+    const events = db.query('SELECT * FROM audit_events').all()
+    db.close()
+    expect(events.length).toBeGreaterThan(5)
+    expect(JSON.stringify(events)).not.toContain(CANARY.email)
+    expect(JSON.stringify(events)).toContain('c***@example.com')
+    expect(logLines.join('\n')).not.toContain(CANARY.email)
+  })
+})

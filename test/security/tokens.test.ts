@@ -1,0 +1,61 @@
+// Access tokens: ES256 with a kid, verifiable from the JWKS, and a verifier that pins the
+// algorithm and the JWKS refuses forged, unsigned (alg: none), wrongly keyed, key-confused
+// and expired tokens (RFC 8725 §3.1, §3.2; ASVS 9.1.1-9.1.3).
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createHmac, generateKeyPairSync } from 'node:crypto'
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
+import { signAccessToken } from '../../src/core/access-tokens'
+import { createTestContext, loginFor, type TestContext } from '../helpers'
+
+let ctx: TestContext
+let token: string
+let jwks: JSONWebKeySet
+beforeAll(async () => {
+  ctx = await createTestContext()
+  const { email } = await ctx.addUser()
+  token = (await loginFor(ctx, email)).json.data.response.accessToken
+  jwks = (await ctx.call('GET', '/api/v1/auth/.well-known/jwks.json')).json
+})
+afterAll(() => ctx.close())
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+const verify = (jwt: string) => jwtVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['ES256'], issuer: ctx.runtime.config.issuer, audience: 'authd' })
+
+describe('access tokens', () => {
+  it('are ES256 JWTs with a kid and no key-location headers (jku, x5u, jwk)', async () => {
+    const protectedHeader = decodeProtectedHeader(token)
+    expect(protectedHeader).toEqual({ alg: 'ES256', typ: 'JWT', kid: jwks.keys[0]!.kid })
+    expect((await verify(token)).payload.sub).toEqual(expect.any(String))
+  })
+
+  it.each([
+    ['unsigned (alg: none)', () => `${b64({ alg: 'none', typ: 'JWT' })}.${token.split('.')[1]}.`],
+    ['with a forged payload', () => {
+      const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+      return `${token.split('.')[0]}.${b64({ ...claims, type: 'admin' })}.${token.split('.')[2]}`
+    }],
+    ['signed by another key under our kid', () => {
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      const user = { id: 'u', tenantId: 't', type: 'admin', email: 'x@example.com' } as never
+      return signAccessToken({ kid: jwks.keys[0]!.kid!, privateKey }, { issuer: ctx.runtime.config.issuer, audience: 'authd', ttlSec: 900 }, user, Date.now())
+    }],
+    ['HS256 keyed with our public key (key confusion)', () => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: jwks.keys[0]!.kid })}.${token.split('.')[1]}`
+      return `${input}.${createHmac('sha256', JSON.stringify(jwks.keys[0])).update(input).digest('base64url')}`
+    }],
+    ['expired', async () => {
+      const key = await ctx.runtime.keyRing.signingKey()
+      const user = (await ctx.runtime.store.users.list(ctx.tenantId))[0]!
+      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: 'authd', ttlSec: 900 }, user, Date.now() - 16 * 60 * 1000)
+    }],
+  ])('are refused when %s', async (_, make) => {
+    await expect(verify(await make())).rejects.toThrow()
+  })
+
+  it('the JWKS publishes only public keys, each pinned to ES256 and signature use', () => {
+    for (const key of jwks.keys) {
+      expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' })
+      expect(key.d).toBeUndefined()
+    }
+  })
+})
