@@ -2,45 +2,24 @@
 // free port, and use the API over a real socket as a client would.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
+import { BINARY, buildBinary, serveBinary } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
 import { otpIn, sentTo, startSmtp } from '../smtp'
 
-const ROOT = join(import.meta.dir, '../..')
-const BINARY = join(ROOT, 'dist/authd')
 let dir: string
 let authd: ReturnType<typeof cliRunner>
 
-beforeAll(() => {
-  const build = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-  if (build.exitCode !== 0) throw new Error(`npm run build failed:\n${build.stderr}`)
+beforeAll(async () => {
+  await buildBinary()
   dir = tempDir()
   // Run from an empty directory: the binary must need nothing beside it.
   authd = cliRunner([BINARY], dir, { AUTHD_REFRESH_GRACE: '1s' })
 }, 180_000)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** Starts `authd serve --port 0` and resolves once it logs the address it listens on. */
-async function serve(env: Record<string, string>) {
-  const proc = Bun.spawn([BINARY, '--data-dir', dir, 'serve', '--port', '0'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', AUTHD_ARGON2_MEMORY_KIB: '64', AUTHD_ARGON2_TIME_COST: '1', ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const reader = proc.stdout.getReader()
-  let buffered = ''
-  while (!buffered.includes('"msg":"listening"')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`authd serve exited early: ${await new Response(proc.stderr).text()}`)
-    buffered += new TextDecoder().decode(value)
-  }
-  const listening = buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!
-  reader.releaseLock()
-  return { proc, url: JSON.parse(listening).url as string }
-}
+const serve = (env: Record<string, string>) => serveBinary(dir, env)
 
 describe('dist/authd end to end', () => {
   it('CLI set-up, then login, refresh, reuse detection and logout over HTTP', async () => {

@@ -1,0 +1,35 @@
+// The compiled executable for end-to-end tests: built once per test run, by `npm run build`.
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '..')
+export const BINARY = join(ROOT, 'dist/authd')
+
+let built: Promise<void> | undefined
+
+export function buildBinary(): Promise<void> {
+  built ??= (async () => {
+    const build = Bun.spawn([process.execPath, 'run', 'build'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    if ((await build.exited) !== 0) throw new Error(`npm run build failed:\n${await new Response(build.stderr).text()}`)
+  })()
+  return built
+}
+
+/** Starts `authd serve --port 0` and resolves once it logs the address it listens on. */
+export async function serveBinary(dataDir: string, env: Record<string, string> = {}) {
+  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], {
+    cwd: dataDir,
+    env: { PATH: process.env.PATH ?? '', AUTHD_ARGON2_MEMORY_KIB: '64', AUTHD_ARGON2_TIME_COST: '1', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const reader = proc.stdout.getReader()
+  let buffered = ''
+  while (!buffered.includes('"msg":"listening"')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`authd serve exited early: ${await new Response(proc.stderr).text()}`)
+    buffered += new TextDecoder().decode(value)
+  }
+  const listening = buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!
+  reader.releaseLock()
+  return { proc, url: JSON.parse(listening).url as string }
+}
