@@ -122,6 +122,7 @@ describe('GET /refresh-token', () => {
       ['the string Origin "null" (sandboxed frames, file:)', { origin: 'null' }],
       ['Sec-Fetch-Site: cross-site without an Origin', { 'sec-fetch-site': 'cross-site' }],
       ['Sec-Fetch-Site: cross-site from a disallowed Origin', { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }],
+      ['Sec-Fetch-Site: same-site without an Origin (an <img> on a sibling subdomain)', { 'sec-fetch-site': 'same-site' }],
     ])('403 for %s, and the token stays unspent', async (_, headers) => {
       const { cookie } = await loggedIn(env)
       const res = await refreshWith(cookie, headers)
@@ -134,7 +135,8 @@ describe('GET /refresh-token', () => {
     it.each([
       ['an allowed CORS origin', { origin: 'https://app.example.com', 'sec-fetch-site': 'cross-site' }],
       ["authd's own public origin", { origin: 'https://auth.example.com', 'sec-fetch-site': 'same-origin' }],
-      ['a same-site request without Origin', { 'sec-fetch-site': 'same-site' }],
+      ['a same-origin request without Origin', { 'sec-fetch-site': 'same-origin' }],
+      ['a navigation typed by the user', { 'sec-fetch-site': 'none' }],
     ])('201 for %s', async (_, headers) => {
       const { cookie } = await loggedIn(env)
       const res = await refreshWith(cookie, headers)

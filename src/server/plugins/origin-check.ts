@@ -1,7 +1,11 @@
 // The refresh cookie is SameSite=None, so a browser attaches it to requests from any site.
-// `{ sameOriginOnly: true }` refuses a request that a browser marks as coming from a site we
-// do not trust (CSRF on refresh and logout): an Origin outside the allowed list, or
-// Sec-Fetch-Site: cross-site without an allowed Origin. Non-browser clients send neither.
+// `{ sameOriginOnly: true }` refuses (403) what a browser marks as coming from somewhere we
+// do not trust (CSRF on refresh and logout): an Origin outside the allowed list, or a
+// Sec-Fetch-Site other than same-origin/none without an allowed Origin. The last rule is
+// stricter than "cross-site" alone: a no-cors GET (an <img>) from a sibling subdomain is
+// "same-site" and carries no Origin, and would otherwise rotate the token. Allowed apps on
+// other origins always send Origin with their CORS requests. Non-browser clients send
+// neither header and are not affected.
 import { Elysia } from 'elysia'
 import { forbidden } from '../../core/errors'
 
@@ -12,7 +16,8 @@ export const originCheck = (allowedOrigins: ReadonlySet<string>) =>
         const origin = request.headers.get('origin')
         const allowed = origin !== null && allowedOrigins.has(origin)
         if (origin !== null && !allowed) throw forbidden('Cross-site request refused')
-        if (request.headers.get('sec-fetch-site') === 'cross-site' && !allowed) throw forbidden('Cross-site request refused')
+        const site = request.headers.get('sec-fetch-site')
+        if (site !== null && site !== 'same-origin' && site !== 'none' && !allowed) throw forbidden('Cross-site request refused')
       },
     },
   })
