@@ -106,3 +106,5 @@ async function main() {
 }
 
 await main()
+await (await import('./timing')).timingBench()
+await (await import('./flood')).floodBench()

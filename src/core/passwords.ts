@@ -65,10 +65,16 @@ export class PasswordHasher {
     return !match || Number(match[1]) !== this.options.memoryKib || Number(match[2]) !== this.options.timeCost
   }
 
+  /** Throws the 503 a new hash would get now: lets a login shed load before doing any other work. */
+  assertCapacity(): void {
+    if (this.active < this.options.concurrency) return
+    const expectedWaitMs = Math.ceil((this.waiting.length + 1) / this.options.concurrency) * this.averageMs
+    if (expectedWaitMs > this.options.maxWaitMs) throw serviceUnavailable(Math.max(1, Math.ceil(expectedWaitMs / 1000)))
+  }
+
   private async limited<T>(work: () => Promise<T>): Promise<T> {
     if (this.active >= this.options.concurrency) {
-      const expectedWaitMs = Math.ceil((this.waiting.length + 1) / this.options.concurrency) * this.averageMs
-      if (expectedWaitMs > this.options.maxWaitMs) throw serviceUnavailable(Math.max(1, Math.ceil(expectedWaitMs / 1000)))
+      this.assertCapacity()
       // The finishing task hands its slot straight to us, so `active` is not decremented.
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else {

@@ -26,6 +26,8 @@ export async function login(
   input: { tenant: Tenant; email: string; password: string; rememberMe: boolean },
   actor: Actor,
 ): Promise<Session> {
+  // Under a flood, refuse before any database work: a refused login must be cheap.
+  deps.hasher.assertCapacity()
   const { tenant } = input
   const email = normaliseEmail(input.email)
   const rules = deps.limitRules

@@ -1,0 +1,77 @@
+// Shared by the benchmarks: start dist/authd in its own process, drive its CLI, summarise.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const BINARY = join(import.meta.dir, '..', 'dist/authd')
+export const PASSWORD = 'correct horse battery staple'
+
+/** Limits out of the way: the benchmarks measure work, not throttling. */
+export const NO_LIMITS = {
+  AUTHD_LOGIN_BACKOFF_AFTER: '1000',
+  AUTHD_LOGIN_ACCOUNT_BACKOFF_AFTER: '100000',
+  AUTHD_LOGIN_IP_FAILURES: '1000000',
+  AUTHD_FORGOT_IP_PER_HOUR: '1000000',
+  AUTHD_FORGOT_ADDRESS_INTERVAL: '1s',
+  AUTHD_FORGOT_ADDRESS_PER_HOUR: '1000',
+}
+
+export async function startAuthd(env: Record<string, string> = {}) {
+  if (!(await Bun.file(BINARY).exists())) throw new Error('build first: npm run build')
+  const dataDir = mkdtempSync(join(tmpdir(), 'authd-bench-'))
+  const cli = (args: string[], stdin?: string) => {
+    const r = Bun.spawnSync([BINARY, '--data-dir', dataDir, '--json', ...args], { stdin: stdin ? new TextEncoder().encode(stdin) : 'ignore', env: { ...process.env, ...env } })
+    if (r.exitCode !== 0) throw new Error(`authd ${args.join(' ')}: ${r.stderr}`)
+    return JSON.parse(r.stdout.toString())
+  }
+  const { tenantId } = cli(['tenants', 'create', '--name', 'Bench'])
+  const { key } = cli(['api-keys', 'create', '--tenant', tenantId])
+  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, ...env } })
+  const reader = proc.stdout.getReader()
+  let out = ''
+  while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
+  reader.releaseLock()
+  void proc.stdout.pipeTo(new WritableStream()) // keep draining the log
+  const url = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string
+  return {
+    url,
+    api: `${url}/api/v1/auth`,
+    key: key as string,
+    tenantId: tenantId as string,
+    pid: proc.pid,
+    cli,
+    /** Resident memory of the server now, and its peak so far (MiB), from /proc. */
+    memory() {
+      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8')
+      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
+      return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 }
+    },
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50)
+export const ms = (value: number) => value.toFixed(2).padStart(8)
+
+/** 95% bootstrap confidence interval of the median. */
+export function bootstrapMedianCI(values: number[], resamples = 2000): [number, number] {
+  const medians: number[] = []
+  for (let r = 0; r < resamples; r++) {
+    const sample = Array.from({ length: values.length }, () => values[Math.floor(Math.random() * values.length)]!)
+    medians.push(median(sample))
+  }
+  medians.sort((a, b) => a - b)
+  return [percentile(medians, 2.5), percentile(medians, 97.5)]
+}
+
+export async function timed(request: () => Promise<Response>): Promise<{ ms: number; status: number }> {
+  const start = performance.now()
+  const response = await request()
+  await response.arrayBuffer()
+  return { ms: performance.now() - start, status: response.status }
+}
