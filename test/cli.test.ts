@@ -103,6 +103,18 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'sessions', 'revoke', '--user', user.userId]))).toEqual({ userId: user.userId, revoked: 0 })
   })
 
+  it('audit lists security events, filtered by type (or family), tenant and time, without secrets', async () => {
+    const tenantId = await setUpTenant()
+    const key = ok(await authd(['--json', 'api-keys', 'create', '--tenant', tenantId]))
+    const events = ok(await authd(['--json', 'audit', '--since', '1h']))
+    expect(events.map((e: any) => e.type)).toEqual(['api_key.created', 'tenant.created'])
+    expect(events[0]).toEqual({ at: expect.any(String), type: 'api_key.created', tenantId, userId: null, ip: null, userAgent: 'authd-cli', detail: { keyId: key.keyId, prefix: key.key.slice(0, 12) } })
+    expect(JSON.stringify(events)).not.toContain(key.key)
+    expect(ok(await authd(['--json', 'audit', '--type', 'tenant.*', '--tenant', tenantId])).map((e: any) => e.type)).toEqual(['tenant.created'])
+    expect(ok(await authd(['--json', 'audit', '--since', '2999-01-01']))).toEqual([])
+    failsWith(await authd(['audit', '--since', 'yesterday']), '--since must be a duration such as 24h or a date such as 2026-11-01 (got "yesterday")')
+  })
+
   describe('one clear line on stderr and exit 1 on error', () => {
     it.each([
       [['tenants', 'create'], 'missing required option --name'],
