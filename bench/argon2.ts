@@ -1,3 +1,5 @@
+export {}
+
 // How the argon2id parameters were chosen: OWASP's equivalent minimum configurations, timed
 // on this machine. Each costs about the same to an attacker; they differ in memory held per
 // concurrent hash (which bounds a login flood's memory) and in CPU time per login.

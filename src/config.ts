@@ -1,5 +1,6 @@
 // Environment + flags -> one typed, validated Config. Every setting has a default, so
 // `authd serve` runs with nothing set; a bad value stops start-up with one clear line.
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
 
@@ -33,6 +34,8 @@ export interface Config {
   mailMaxAttempts: number
   /** Optional page where invited users set their password; the token is appended as #token=. */
   inviteUrl?: string
+  /** PEM files: with both set, authd serves HTTPS itself. */
+  tls?: { certFile: string; keyFile: string }
   /** Peers whose X-Forwarded-For is believed: [address, prefix length] pairs. */
   trustedProxies: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>
   limits: LimitSettings
@@ -102,8 +105,19 @@ function parseOrigins(name: string, raw: string): string[] {
 }
 
 /** Where authd is reached when AUTHD_PUBLIC_URL is not set: the address it listens on. */
-export function defaultPublicUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+export function defaultPublicUrl(host: string, port: number, https = false): string {
+  return `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
+
+function readTls(env: Record<string, string | undefined>): Config['tls'] {
+  const certFile = env.AUTHD_TLS_CERT || undefined
+  const keyFile = env.AUTHD_TLS_KEY || undefined
+  if (!certFile && !keyFile) return undefined
+  if (!certFile || !keyFile) throw new ConfigError('AUTHD_TLS_CERT and AUTHD_TLS_KEY must be set together')
+  for (const [name, file] of [['AUTHD_TLS_CERT', certFile], ['AUTHD_TLS_KEY', keyFile]] as const) {
+    if (!existsSync(file)) throw new ConfigError(`${name}: no such file ${file}`)
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) }
 }
 
 export function databasePathFrom(databaseUrl: string | undefined, dataDir: string): string {
@@ -143,7 +157,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const port = overrides.port ?? read('AUTHD_PORT', 3000, int(0, 65535))
   const host = overrides.host ?? read('AUTHD_HOST', '127.0.0.1', str)
   const dataDir = resolve(overrides.dataDir ?? read('AUTHD_DATA_DIR', './data', str))
-  const publicUrl = read('AUTHD_PUBLIC_URL', defaultPublicUrl(host, port), (name, raw) => {
+  const tls = readTls(env)
+  const publicUrl = read('AUTHD_PUBLIC_URL', defaultPublicUrl(host, port, tls !== undefined), (name, raw) => {
     try {
       return new URL(raw).origin
     } catch {
@@ -178,6 +193,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     mailFrom: read('AUTHD_MAIL_FROM', 'authd <no-reply@localhost>', str),
     mailMaxAttempts: read('AUTHD_MAIL_MAX_ATTEMPTS', 30, int(1, 1000)),
+    tls,
     trustedProxies: read('AUTHD_TRUSTED_PROXIES', [], parseProxies),
     limits: {
       loginBackoffAfter: read('AUTHD_LOGIN_BACKOFF_AFTER', 5, int(1, 1000)),

@@ -137,7 +137,8 @@ describe('authd CLI', () => {
       failsWith(await authd([...create, '--email', 'A@example.com']), 'A user with e-mail a@example.com already exists in this tenant')
     })
 
-    it('for bad configuration', async () => {
+    it('for bad configuration: one line and exit code 2', async () => {
+      const failsWith = (r: CliResult, line: string) => expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 2, stderr: `authd: ${line}\n`, stdout: '' })
       failsWith(await authd(['tenants', 'list'], { env: { AUTHD_DATABASE_URL: 'postgres://db/authd' } }), 'AUTHD_DATABASE_URL: PostgreSQL is not supported by this version yet; use a SQLite path')
       failsWith(await authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
     })

@@ -44,7 +44,12 @@ export async function runCli(argv: string[], env: Env = process.env): Promise<nu
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2 // commander printed it
-    if (error instanceof AppError || error instanceof CliError || error instanceof ConfigError) {
+    if (error instanceof ConfigError) {
+      // A bad setting: like a usage error, the command never ran.
+      process.stderr.write(`authd: ${error.message}\n`)
+      return 2
+    }
+    if (error instanceof AppError || error instanceof CliError) {
       process.stderr.write(`authd: ${error.message}\n`)
       return 1
     }

@@ -2,7 +2,7 @@
 // SQLite (and later PostgreSQL). Every method is atomic by itself: where a rule needs
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
-import type { ApiKey, AuditEvent, LimitCounter, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
+import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
   insert(tenant: Tenant): Promise<void>
@@ -79,6 +79,7 @@ export interface OutboxStore {
   list(filter: { pendingOnly?: boolean }): Promise<OutboxMessage[]>
   /** Puts failed messages back in the queue; returns how many. */
   retryFailed(now: number): Promise<number>
+  countByStatus(): Promise<Record<MailStatus, number>>
 }
 
 export interface SigningKeyStore {

@@ -1,7 +1,7 @@
 // The mail outbox over SQLite. A message is claimed by one worker at a time with a single
 // UPDATE ... RETURNING (atomic in SQLite), under a lease: if the worker dies mid-send, the
 // lease runs out and another worker takes the message over.
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { OutboxStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
@@ -43,6 +43,11 @@ export function createOutboxStore(db: Db): OutboxStore {
         .orderBy(desc(mailOutbox.createdAt), asc(mailOutbox.id))
         .all()
       return rows.map((row) => ({ ...row, textBody: null, htmlBody: null }))
+    },
+    async countByStatus() {
+      const counts = { pending: 0, sending: 0, sent: 0, failed: 0, expired: 0 }
+      for (const row of db.select({ status: mailOutbox.status, n: count() }).from(mailOutbox).groupBy(mailOutbox.status).all()) counts[row.status] = row.n
+      return counts
     },
     async retryFailed(now) {
       return changesOf(

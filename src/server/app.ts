@@ -4,7 +4,10 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../core/deps'
 import type { Logger } from '../log'
 import { errors } from './errors'
+import { Gauge, Metrics } from './metrics'
 import { bodyLimit } from './plugins/body-limit'
+import { clientActor } from './plugins/client-ip'
+import { observability } from './plugins/observability'
 import { corsFor } from './plugins/cors'
 import { changePasswordRoute } from './routes/change-password'
 import { forgotPasswordRoute } from './routes/forgot-password'
@@ -17,12 +20,14 @@ import { setupPasswordRoute } from './routes/setup-password'
 
 export const API_PREFIX = '/api/v1/auth'
 
-export function createApp(deps: Deps, logger: Logger) {
+export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createMetrics(deps)) {
   const { corsOrigins, publicUrl, maxBodyBytes } = deps.config
   // Browsers may send our own origin too (a same-origin page posting to /logout).
   const trustedOrigins: ReadonlySet<string> = new Set([...corsOrigins, publicUrl])
   return new Elysia()
     .use(errors(logger))
+    .use(clientActor(deps.config.trustedProxies))
+    .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))
     .use(bodyLimit(maxBodyBytes))
     .onRequest(({ set }) => {
@@ -30,6 +35,10 @@ export function createApp(deps: Deps, logger: Logger) {
       set.headers['cache-control'] = 'no-store'
     })
     .use(healthRoutes(deps))
+    .get('/metrics', async ({ set }) => {
+      set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8'
+      return metrics.render()
+    })
     .group(API_PREFIX, (api) =>
       api
         .use(loginRoute(deps))
@@ -40,6 +49,23 @@ export function createApp(deps: Deps, logger: Logger) {
         .use(setupPasswordRoute(deps))
         .use(jwksRoute(deps)),
     )
+}
+
+/** The metrics with their scrape-time gauges (mail queue, hashing queue). */
+export function createMetrics(deps: Deps): Metrics {
+  const metrics = new Metrics()
+  metrics.addGauge(
+    new Gauge('authd_mail_outbox_messages', 'Outbox messages by status.', async () =>
+      Object.entries(await deps.store.outbox.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),
+    ),
+  )
+  metrics.addGauge(
+    new Gauge('authd_password_hashing', 'Password hashes running and waiting.', async () => [
+      { labels: { state: 'running' }, value: deps.hasher.load.active },
+      { labels: { state: 'waiting' }, value: deps.hasher.load.waiting },
+    ]),
+  )
+  return metrics
 }
 
 export type App = ReturnType<typeof createApp>

@@ -6,7 +6,7 @@ import { MailWorker } from '../core/mail/worker'
 import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
-import { createApp } from './app'
+import { createApp, createMetrics } from './app'
 import { peerAddresses } from './plugins/client-ip'
 
 // Bun's own body cap only backs up ours (16 KiB, with the envelope): Bun answers without it.
@@ -20,11 +20,13 @@ export interface RunningServer {
 export async function startServer(runtime: Runtime, logger: Logger): Promise<RunningServer> {
   await runtime.keyRing.ensureKey()
   void runtime.hasher.warmUp()
-  let app = createApp(runtime, logger)
+  const metrics = createMetrics(runtime)
+  let app = createApp(runtime, logger, metrics)
   const server = Bun.serve({
     port: runtime.config.port,
     hostname: runtime.config.host,
     maxRequestBodySize: BUN_MAX_BODY_BYTES,
+    tls: runtime.config.tls && { cert: Bun.file(runtime.config.tls.certFile), key: Bun.file(runtime.config.tls.keyFile) },
     fetch: (request, bunServer) => {
       peerAddresses.set(request, bunServer.requestIP(request)?.address ?? '')
       return app.fetch(request)
@@ -32,8 +34,8 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   })
   const url = server.url.origin
   const bound = withBoundAddress(runtime.config, url)
-  if (bound !== runtime.config) app = createApp({ ...runtime, config: bound }, logger)
-  const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger)
+  if (bound !== runtime.config) app = createApp({ ...runtime, config: bound }, logger, metrics)
+  const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger, (outcome) => metrics.mailDeliveries.inc({ outcome }))
   const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
   mailWorker.start()
   // Forget limit counters idle for two days that block nothing (runs tens of times a day).
@@ -61,7 +63,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
 
 /** On --port 0 the default public URL (and issuer) can only be known once the port is bound. */
 function withBoundAddress(config: Config, url: string): Config {
-  const unbound = defaultPublicUrl(config.host, 0)
+  const unbound = defaultPublicUrl(config.host, 0, config.tls !== undefined)
   if (config.port !== 0 || config.publicUrl !== unbound) return config
   return { ...config, publicUrl: url, issuer: config.issuer === unbound ? url : config.issuer }
 }

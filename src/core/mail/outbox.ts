@@ -56,8 +56,10 @@ export function newOutboxMessage(input: {
 
 type OutboxDeps = Pick<Deps, 'store' | 'clock' | 'config'>
 
+export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'expired'
+
 /** Claims and handles one due message; false when none is due. */
-export async function deliverNext(deps: OutboxDeps, transport: MailTransport, logger: Logger): Promise<boolean> {
+export async function deliverNext(deps: OutboxDeps, transport: MailTransport, logger: Logger, observe?: (outcome: DeliveryOutcome) => void): Promise<boolean> {
   const now = deps.clock.now()
   const message = await deps.store.outbox.claimNext(now, SEND_LEASE_MS)
   if (!message) return false
@@ -65,28 +67,32 @@ export async function deliverNext(deps: OutboxDeps, transport: MailTransport, lo
   if ((message.secretExpiresAt !== null && message.secretExpiresAt <= now) || message.textBody === null) {
     await deps.store.outbox.markExpired(message.id)
     logger.log('warn', 'mail expired before it could be sent', about)
+    observe?.('expired')
     return true
   }
   try {
     await transport.send({ id: message.id, to: message.recipient, subject: message.subject, text: message.textBody, html: message.htmlBody ?? '' })
     await deps.store.outbox.markSent(message.id, deps.clock.now())
     logger.log('info', 'mail sent', about)
+    observe?.('sent')
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500)
     if (message.attempts >= deps.config.mailMaxAttempts) {
       await deps.store.outbox.markFailed(message.id, reason)
       logger.log('error', 'mail failed for good (authd mail retry re-queues it)', { ...about, error: reason })
+      observe?.('failed')
     } else {
       await deps.store.outbox.markRetry(message.id, deps.clock.now() + retryDelayMs(message.attempts), reason)
       logger.log('warn', 'mail delivery failed, will retry', { ...about, error: reason })
+      observe?.('retry')
     }
   }
   return true
 }
 
 /** Delivers every message that is due now; returns how many it handled. */
-export async function deliverDue(deps: OutboxDeps, transport: MailTransport, logger: Logger): Promise<number> {
+export async function deliverDue(deps: OutboxDeps, transport: MailTransport, logger: Logger, observe?: (outcome: DeliveryOutcome) => void): Promise<number> {
   let handled = 0
-  while (await deliverNext(deps, transport, logger)) handled++
+  while (await deliverNext(deps, transport, logger, observe)) handled++
   return handled
 }

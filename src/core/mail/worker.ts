@@ -2,7 +2,7 @@
 // polling, so retries, mail queued by the CLI or by another instance, and leases of a
 // crashed sender are all picked up.
 import type { Logger } from '../../log'
-import { deliverDue, type MailTransport } from './outbox'
+import { deliverDue, type DeliveryOutcome, type MailTransport } from './outbox'
 import type { Deps } from '../deps'
 
 export class MailWorker {
@@ -14,6 +14,7 @@ export class MailWorker {
     private readonly deps: Pick<Deps, 'store' | 'clock' | 'config'>,
     private readonly transport: MailTransport,
     private readonly logger: Logger,
+    private readonly observe?: (outcome: DeliveryOutcome) => void,
     private readonly pollMs = 1000,
   ) {}
 
@@ -36,7 +37,7 @@ export class MailWorker {
   private async run() {
     while (this.running) {
       try {
-        await deliverDue(this.deps, this.transport, this.logger)
+        await deliverDue(this.deps, this.transport, this.logger, this.observe)
       } catch (error) {
         // The database may be briefly unavailable; the next round tries again.
         this.logger.log('error', 'mail worker error', { error: error instanceof Error ? error.message : String(error) })

@@ -1,0 +1,100 @@
+// Request ids, one JSON log line per request (the forgot-password address masked), and
+// GET /metrics in the Prometheus text format after a scripted session moves the counters.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { jsonLogger } from '../../src/log'
+import { createApp } from '../../src/server/app'
+import { peerAddresses } from '../../src/server/plugins/client-ip'
+import { createTestContext, PASSWORD, toResult, type TestContext } from '../helpers'
+
+let ctx: TestContext
+let lines: string[]
+let app: ReturnType<typeof createApp>
+beforeEach(async () => {
+  ctx = await createTestContext()
+  lines = []
+  app = createApp(ctx.runtime, jsonLogger((line) => lines.push(line)))
+})
+afterEach(() => ctx.close())
+
+async function call(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { 'x-api-key': ctx.apiKey, ...init.headers }
+  if (init.body !== undefined) headers['content-type'] = 'application/json'
+  const request = new Request(`http://localhost${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) })
+  peerAddresses.set(request, '192.0.2.10')
+  const result = await toResult(await app.handle(request))
+  // Elysia runs after-response hooks (our log line and metrics) in a setImmediate callback;
+  // one more setImmediate, queued behind it, runs once they have.
+  await new Promise((resolve) => setImmediate(resolve))
+  return result
+}
+
+/** Parses the Prometheus text exposition format strictly: every line is a comment or a sample. */
+function parsePrometheus(text: string) {
+  const samples = new Map<string, number>()
+  const types = new Map<string, string>()
+  for (const line of text.trimEnd().split('\n')) {
+    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line)
+    if (type) {
+      types.set(type[1]!, type[2]!)
+      continue
+    }
+    if (/^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .+$/.test(line)) continue
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|NaN|\+Inf)$/.exec(line)
+    if (!sample) throw new Error(`not Prometheus text format: ${line}`)
+    samples.set(sample[1]! + (sample[2] ?? ''), Number(sample[3]))
+  }
+  return { samples, types }
+}
+
+describe('request logs', () => {
+  it('give every response a request id, kept from the caller when it looks like one', async () => {
+    const fresh = await call('GET', '/healthz')
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect((await call('GET', '/healthz', { headers: { 'x-request-id': 'lb-1234abcd' } })).headers.get('x-request-id')).toBe('lb-1234abcd')
+    expect((await call('GET', '/healthz', { headers: { 'x-request-id': 'bad id\n' } })).headers.get('x-request-id')).not.toContain('bad')
+  })
+
+  it('log one JSON line per request with id, method, path, status, duration and client IP; addresses masked', async () => {
+    await ctx.addUser({ email: 'grace@example.com' })
+    const res = await call('GET', '/api/v1/auth/forgot-password/Grace%40Example.com')
+    const entry = JSON.parse(lines.find((l) => l.includes('"msg":"request"'))!)
+    expect(entry).toEqual({
+      time: expect.any(String),
+      level: 'info',
+      msg: 'request',
+      requestId: res.headers.get('x-request-id'),
+      method: 'GET',
+      path: '/api/v1/auth/forgot-password/G***@Example.com',
+      status: 200,
+      durationMs: expect.any(Number),
+      ip: '192.0.2.10',
+    })
+    expect(lines.join('\n')).not.toContain('grace@')
+    expect(lines.join('\n')).not.toContain('Grace%40')
+  })
+})
+
+describe('GET /metrics', () => {
+  it('serves Prometheus text whose counters follow a scripted session', async () => {
+    const { email } = await ctx.addUser()
+    await call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
+    await call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong password here' } })
+    await call('GET', `/api/v1/auth/forgot-password/${email}`)
+    await call('GET', '/nope')
+    const res = await call('GET', '/metrics')
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
+    const { samples, types } = parsePrometheus(res.text)
+    expect(types.get('authd_http_requests_total')).toBe('counter')
+    expect(types.get('authd_http_request_duration_seconds')).toBe('histogram')
+    expect(samples.get('authd_http_requests_total{route="/api/v1/auth/login",method="POST",status="201"}')).toBe(1)
+    expect(samples.get('authd_http_requests_total{route="/api/v1/auth/login",method="POST",status="401"}')).toBe(1)
+    expect(samples.get('authd_http_requests_total{route="unmatched",method="GET",status="404"}')).toBe(1)
+    expect(samples.get('authd_logins_total{outcome="succeeded"}')).toBe(1)
+    expect(samples.get('authd_logins_total{outcome="failed"}')).toBe(1)
+    expect(samples.get('authd_password_reset_requests_total')).toBe(1)
+    expect(samples.get('authd_http_request_duration_seconds_count{route="/api/v1/auth/login",method="POST"}')).toBe(2)
+    expect(samples.get('authd_http_request_duration_seconds_bucket{route="/api/v1/auth/login",method="POST",le="+Inf"}')).toBe(2)
+    expect(samples.get('authd_mail_outbox_messages{status="pending"}')).toBe(1)
+    expect(samples.get('authd_password_hashing{state="waiting"}')).toBe(0)
+  })
+})
