@@ -5,6 +5,7 @@ import { ConfigError } from '../config'
 import { AppError } from '../core/errors'
 import { registerApiKeys } from './commands/api-keys'
 import { registerAudit } from './commands/audit'
+import { registerBackup } from './commands/backup'
 import { registerKeys } from './commands/keys'
 import { registerMail } from './commands/mail'
 import { registerMigrate } from './commands/migrate'
@@ -27,7 +28,7 @@ export function buildProgram(env: Env): Command {
     .option('--json', 'machine output: one JSON document on stdout')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-  for (const register of [registerServe, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit]) {
+  for (const register of [registerServe, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup]) {
     register(program, env)
   }
   program.commands.forEach(function override(c: Command) {
