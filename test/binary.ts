@@ -33,3 +33,14 @@ export async function serveBinary(dataDir: string, env: Record<string, string> =
   reader.releaseLock()
   return { proc, url: JSON.parse(listening).url as string }
 }
+
+/** The rest of a stream that serveBinary already started reading. */
+export async function readRest(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader()
+  let text = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return text
+    text += new TextDecoder().decode(value)
+  }
+}

@@ -2,7 +2,7 @@
 // the process exits 0.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { BINARY, buildBinary, serveBinary } from '../binary'
+import { BINARY, buildBinary, readRest, serveBinary } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
 
@@ -33,7 +33,7 @@ describe('graceful shutdown', () => {
     expect(response.status).toBe(201)
     expect(await proc.exited).toBe(0)
     // The server's own log shows the login finished after the signal: it was in flight.
-    const log = (await new Response(proc.stdout).text()).split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const log = (await readRest(proc.stdout)).split('\n').filter(Boolean).map((line) => JSON.parse(line))
     const order = log.map((entry) => (entry.msg === 'request' ? `${entry.method} ${entry.path} ${entry.status}` : entry.msg))
     expect(order.indexOf('stopping')).toBeLessThan(order.indexOf('POST /api/v1/auth/login 201'))
     expect(order.at(-1)).toBe('stopped')
