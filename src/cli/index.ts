@@ -14,10 +14,10 @@ import { registerSessions } from './commands/sessions'
 import { registerTenants } from './commands/tenants'
 import { registerUsers } from './commands/users'
 import { CliError } from './io'
+import { VERSION } from '../version'
 
 export type Env = Record<string, string | undefined>
 
-export const VERSION = '0.1.0'
 
 export function buildProgram(env: Env): Command {
   const program = new Command('authd')

@@ -2,9 +2,11 @@
 // guard every request, then the routes. Every route and its guard is listed here.
 import { Elysia } from 'elysia'
 import type { Deps } from '../core/deps'
+import { VERSION } from '../version'
 import type { Logger } from '../log'
 import { errors } from './errors'
 import { Gauge, Metrics } from './metrics'
+import { openapiDocument } from './openapi'
 import { bodyLimit } from './plugins/body-limit'
 import { clientActor } from './plugins/client-ip'
 import { observability } from './plugins/observability'
@@ -29,6 +31,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(clientActor(deps.config.trustedProxies))
     .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))
+    .use(openapiDocument(VERSION))
     .use(bodyLimit(maxBodyBytes))
     .onRequest(({ set }) => {
       // Tokens and errors must never sit in a shared cache; the JWKS route opts back in.

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { changePassword } from '../../core/password-reset'
 import { envelope } from '../errors'
+import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'
 import { apiKeyGuard } from '../plugins/api-key'
 
@@ -12,5 +13,16 @@ export const changePasswordRoute = (deps: Deps) =>
       const user = await changePassword(deps, { tenant, email: body.email, otp: body.otp, newPassword: body.newPassword }, actor)
       return envelope(200, 'Password changed successfully', user)
     },
-    { apiKey: true, body: t.Object({ email: t.String(), newPassword: t.String(), otp: t.String() }) },
+    {
+      apiKey: true,
+      // Our body-limit parser does the parsing; this names the content type for the OpenAPI document.
+      parse: 'json',
+      body: t.Object({ email: t.String(), newPassword: t.String(), otp: t.String() }),
+      detail: {
+        summary: 'Change the password with an OTP',
+        description: 'Ends every session of the user and mails a notice.',
+        security: API_KEY,
+        responses: responses({ status: 200, description: 'Password changed', data: schemas.User }, [400, 401, 403, 413, 429, 503]),
+      },
+    },
   )

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { login } from '../../core/sessions'
 import { envelope } from '../errors'
+import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'
 import { apiKeyGuard } from '../plugins/api-key'
 import { setRefreshCookie } from '../plugins/refresh-cookie'
@@ -17,6 +18,14 @@ export const loginRoute = (deps: Deps) =>
     },
     {
       apiKey: true,
+      // Our body-limit parser does the parsing; this names the content type for the OpenAPI document.
+      parse: 'json',
       body: t.Object({ email: t.String(), password: t.String(), rememberMe: t.Optional(t.Boolean()) }),
+      detail: {
+        summary: 'Log in',
+        description: 'Sets the refreshToken cookie (1 day, or 30 days with rememberMe).',
+        security: API_KEY,
+        responses: responses({ status: 201, description: 'Logged in', data: schemas.Session }, [400, 401, 403, 413, 429, 503]),
+      },
     },
   )

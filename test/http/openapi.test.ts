@@ -1,0 +1,82 @@
+// The OpenAPI document is valid OpenAPI 3.1, covers the whole API, and describes what the
+// endpoints really answer: real responses of every endpoint, success and errors, are
+// validated against the schema the document gives for their status.
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import Ajv2020 from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
+import { createUser } from '../../src/core/users'
+import { createTestContext, loginFor, PASSWORD, type CallResult, type TestContext } from '../helpers'
+
+let ctx: TestContext
+let doc: any
+beforeAll(async () => {
+  ctx = await createTestContext()
+  doc = (await ctx.call('GET', '/api/v1/auth/openapi.json', { apiKey: null })).json
+})
+afterAll(() => ctx.close())
+
+const ajv = addFormats(new Ajv2020({ strict: false }))
+
+/** Validates a real response against the document's schema for that path, method and status. */
+function conforms(path: string, method: string, res: CallResult) {
+  const operation = doc.paths[path]?.[method]
+  expect({ path, method, documented: operation !== undefined }).toEqual({ path, method, documented: true })
+  const schema = operation.responses[String(res.status)]?.content?.['application/json']?.schema
+  expect({ path, status: res.status, documented: schema !== undefined }).toEqual({ path, status: res.status, documented: true })
+  const validate = ajv.compile(schema)
+  const valid = validate(res.json)
+  expect({ path, status: res.status, errors: valid ? null : validate.errors }).toEqual({ path, status: res.status, errors: null })
+}
+
+describe('GET /api/v1/auth/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document of every endpoint, with its security schemes', async () => {
+    const result = await new Validator().validate(doc)
+    expect(result).toEqual({ valid: true })
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/auth/change-password',
+      '/api/v1/auth/forgot-password/{email}',
+      '/api/v1/auth/login',
+      '/api/v1/auth/logout',
+      '/api/v1/auth/refresh-token',
+      '/api/v1/auth/setup-password',
+      '/healthz',
+      '/readyz',
+    ])
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'refreshCookie', 'setupToken'])
+    expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
+  })
+
+  it('serves a docs page beside it', async () => {
+    const res = await ctx.call('GET', '/api/v1/auth/docs', { apiKey: null })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/html')
+  })
+
+  it('describes the real responses of every endpoint, success and errors', async () => {
+    const { email } = await ctx.addUser()
+    const login = await loginFor(ctx, email)
+    conforms('/api/v1/auth/login', 'post', login)
+    conforms('/api/v1/auth/login', 'post', await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: 'wrong password here' } }))
+    conforms('/api/v1/auth/login', 'post', await ctx.call('POST', '/api/v1/auth/login', { body: { email } }))
+    conforms('/api/v1/auth/login', 'post', await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, apiKey: null }))
+
+    const refreshed = await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${login.refreshCookie}`, apiKey: null })
+    conforms('/api/v1/auth/refresh-token', 'get', refreshed)
+    conforms('/api/v1/auth/refresh-token', 'get', await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null }))
+    conforms('/api/v1/auth/refresh-token', 'get', await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, headers: { origin: 'https://evil.example' } }))
+
+    conforms('/api/v1/auth/forgot-password/{email}', 'get', await ctx.call('GET', `/api/v1/auth/forgot-password/${email}`))
+    conforms('/api/v1/auth/forgot-password/{email}', 'get', await ctx.call('GET', '/api/v1/auth/forgot-password/nope'))
+
+    conforms('/api/v1/auth/change-password', 'post', await ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp: '000000', newPassword: 'a new passphrase here' } }))
+
+    const { setupToken } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'new@example.com', firstName: 'N', lastName: 'P' })
+    const setup = (password: string) => ctx.call('POST', '/api/v1/auth/setup-password', { body: { password }, headers: { authorization: `Bearer ${setupToken!.token}` } })
+    conforms('/api/v1/auth/setup-password', 'post', await setup('short'))
+    conforms('/api/v1/auth/setup-password', 'post', await setup(PASSWORD))
+    conforms('/api/v1/auth/setup-password', 'post', await setup(PASSWORD))
+
+    conforms('/api/v1/auth/logout', 'post', await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${refreshed.refreshCookie}`, apiKey: null }))
+  })
+})
