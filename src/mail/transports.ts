@@ -32,7 +32,7 @@ export function emlFileTransport(dir: string, from: string, logger: Logger): Mai
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {
     async send(mail) {
-      mkdirSync(dir, { recursive: true })
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
       const info = await transporter.sendMail(envelopeFor(from, mail))
       const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.id}.eml`)
       await Bun.write(file, info.message as Buffer)

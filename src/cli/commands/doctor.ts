@@ -1,0 +1,20 @@
+import type { Command } from 'commander'
+import { runDoctor } from '../doctor'
+import { contextFrom } from '../context'
+import type { Env } from '../index'
+
+const MARK = { ok: '✓', warn: '!', fail: '✗' } as const
+
+export function registerDoctor(program: Command, env: Env) {
+  program
+    .command('doctor')
+    .description('check the configuration, database, migrations, SMTP, permissions and signing-key age, and say what to fix (exit 1 on a failure)')
+    .action(async (_: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const findings = await runDoctor(ctx.config())
+      ctx.out.result(findings, () =>
+        findings.flatMap((f) => [`${MARK[f.status]} ${f.check}: ${f.detail}`, ...(f.fix ? [`    fix: ${f.fix}`] : [])]),
+      )
+      if (findings.some((f) => f.status === 'fail')) process.exitCode = 1
+    })
+}

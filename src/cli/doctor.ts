@@ -1,0 +1,108 @@
+// `authd doctor`: checks an installation and says what to fix. Each check is independent,
+// so one broken piece does not hide the others.
+import { Database } from 'bun:sqlite'
+import { existsSync, statSync } from 'node:fs'
+import nodemailer from 'nodemailer'
+import type { Config } from '../config'
+import { migrationStatus } from '../db/migrate'
+
+export interface Finding {
+  check: string
+  status: 'ok' | 'warn' | 'fail'
+  detail: string
+  fix?: string
+}
+
+const KEY_ROTATION_DAYS = 90
+
+function databaseChecks(config: Config): Finding[] {
+  if (!existsSync(config.databasePath)) {
+    return [{ check: 'database', status: 'fail', detail: `no database at ${config.databasePath}`, fix: 'run `authd migrate` (or `authd init`) with this --data-dir' }]
+  }
+  const findings: Finding[] = []
+  const db = new Database(config.databasePath, { readonly: true })
+  try {
+    const integrity = (db.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
+    findings.push(
+      integrity === 'ok'
+        ? { check: 'database', status: 'ok', detail: `${config.databasePath}: integrity ok` }
+        : { check: 'database', status: 'fail', detail: `integrity check: ${integrity}`, fix: 'restore the latest backup (README: Backups)' },
+    )
+    const mode = (db.query('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode
+    if (mode !== 'wal') findings.push({ check: 'journal mode', status: 'warn', detail: `journal_mode is ${mode}`, fix: 'start `authd serve` once: it sets WAL' })
+    const { pending } = migrationStatus(db)
+    findings.push(
+      pending.length === 0
+        ? { check: 'migrations', status: 'ok', detail: 'the schema is current' }
+        : { check: 'migrations', status: 'fail', detail: `pending: ${pending.join(', ')}`, fix: 'run `authd migrate` (authd serve also applies them)' },
+    )
+    const active = db.query('SELECT created_at AS createdAt FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1').get() as { createdAt: number } | null
+    const ageDays = active ? (Date.now() - active.createdAt) / 86_400_000 : null
+    findings.push(
+      ageDays === null
+        ? { check: 'signing key', status: 'warn', detail: 'no signing key yet', fix: '`authd serve` creates one at start, or run `authd keys rotate`' }
+        : ageDays > KEY_ROTATION_DAYS
+          ? { check: 'signing key', status: 'warn', detail: `the active key is ${Math.floor(ageDays)} days old`, fix: 'run `authd keys rotate`' }
+          : { check: 'signing key', status: 'ok', detail: `the active key is ${Math.floor(ageDays)} days old` },
+    )
+    const failed = (db.query("SELECT count(*) AS n FROM mail_outbox WHERE status = 'failed'").get() as { n: number }).n
+    findings.push(
+      failed === 0
+        ? { check: 'mail outbox', status: 'ok', detail: 'no failed messages' }
+        : { check: 'mail outbox', status: 'warn', detail: `${failed} message(s) failed for good`, fix: 'fix SMTP, then run `authd mail retry`' },
+    )
+  } catch (error) {
+    findings.push({ check: 'database', status: 'fail', detail: (error as Error).message, fix: 'is this an authd database? restore the latest backup' })
+  } finally {
+    db.close()
+  }
+  return findings
+}
+
+function permissionChecks(config: Config): Finding[] {
+  const findings: Finding[] = []
+  for (const [what, path] of [['data directory', config.dataDir], ['database file', config.databasePath]] as const) {
+    if (!existsSync(path)) continue
+    const mode = statSync(path).mode & 0o777
+    findings.push(
+      (mode & 0o007) === 0
+        ? { check: `${what} permissions`, status: 'ok', detail: `${path} is ${mode.toString(8)}` }
+        : { check: `${what} permissions`, status: 'warn', detail: `${path} is ${mode.toString(8)}: readable by every user of this machine (it holds the signing keys)`, fix: `chmod ${what === 'data directory' ? '700' : '600'} ${path}` },
+    )
+  }
+  return findings
+}
+
+function exposureChecks(config: Config): Finding[] {
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.host)
+  if (config.publicUrl.startsWith('https://') || loopback) return [{ check: 'transport', status: 'ok', detail: `public URL ${config.publicUrl}` }]
+  return [{
+    check: 'transport',
+    status: 'warn',
+    detail: `listening on ${config.host} with public URL ${config.publicUrl}: browsers store Secure cookies only over HTTPS`,
+    fix: 'set AUTHD_TLS_CERT and AUTHD_TLS_KEY, or put a TLS proxy in front and set AUTHD_PUBLIC_URL=https://…',
+  }]
+}
+
+async function smtpCheck(config: Config): Promise<Finding> {
+  if (!config.smtpUrl) return { check: 'smtp', status: 'warn', detail: `no AUTHD_SMTP_URL: mail is written to ${config.dataDir}/mail`, fix: 'set AUTHD_SMTP_URL and AUTHD_MAIL_FROM to send mail' }
+  const transporter = nodemailer.createTransport(config.smtpUrl, { connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 5000 } as never)
+  try {
+    await transporter.verify()
+    return { check: 'smtp', status: 'ok', detail: 'the SMTP server accepted a connection' }
+  } catch (error) {
+    return { check: 'smtp', status: 'fail', detail: `cannot reach the SMTP server: ${(error as Error).message}`, fix: 'check AUTHD_SMTP_URL (host, port, credentials) and the firewall' }
+  } finally {
+    transporter.close()
+  }
+}
+
+export async function runDoctor(config: Config): Promise<Finding[]> {
+  return [
+    { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' },
+    ...databaseChecks(config),
+    ...permissionChecks(config),
+    ...exposureChecks(config),
+    await smtpCheck(config),
+  ]
+}

@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { chmodSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { cliRunner, SOURCE_CLI } from './cli-runner'
+import { tempDir } from './helpers'
+import { startSmtp } from './smtp'
+
+let dir: string
+let authd: ReturnType<typeof cliRunner>
+beforeEach(() => {
+  dir = join(tempDir(), 'data')
+  authd = cliRunner(SOURCE_CLI, dir)
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const statusOf = (findings: Array<{ check: string; status: string }>) => Object.fromEntries(findings.map((f) => [f.check, f.status]))
+
+describe('authd doctor', () => {
+  it('creates the data directory 700 and the database 600', async () => {
+    await authd(['migrate'])
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    expect(statSync(join(dir, 'authd.db')).mode & 0o777).toBe(0o600)
+  })
+
+  it('reports a healthy installation, with SMTP reachable', async () => {
+    const smtp = await startSmtp()
+    try {
+      await authd(['keys', 'rotate'])
+      const r = await authd(['--json', 'doctor'], { env: { AUTHD_SMTP_URL: smtp.url } })
+      expect(r.code).toBe(0)
+      expect(statusOf(r.json)).toEqual({
+        configuration: 'ok',
+        database: 'ok',
+        migrations: 'ok',
+        'signing key': 'ok',
+        'mail outbox': 'ok',
+        'data directory permissions': 'ok',
+        'database file permissions': 'ok',
+        transport: 'ok',
+        smtp: 'ok',
+      })
+    } finally {
+      await smtp.close()
+    }
+  })
+
+  it('says what to fix, and exits 1 on a failure', async () => {
+    await authd(['migrate'])
+    chmodSync(dir, 0o755)
+    const r = await authd(['doctor'], { env: { AUTHD_SMTP_URL: 'smtp://127.0.0.1:1', AUTHD_HOST: '0.0.0.0' } })
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain(`! data directory permissions: ${dir} is 755`)
+    expect(r.stdout).toContain(`    fix: chmod 700 ${dir}`)
+    expect(r.stdout).toContain('✗ smtp: cannot reach the SMTP server')
+    expect(r.stdout).toContain('! transport: listening on 0.0.0.0')
+    expect(r.stdout).toContain('! signing key: no signing key yet')
+  })
+
+  it('fails on a missing database', async () => {
+    const r = await authd(['--json', 'doctor'])
+    expect(r.code).toBe(1)
+    expect(r.json.find((f: any) => f.check === 'database')).toMatchObject({ status: 'fail', fix: expect.stringContaining('authd migrate') })
+  })
+})
