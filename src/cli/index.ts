@@ -7,6 +7,7 @@ import { registerApiKeys } from './commands/api-keys'
 import { registerAudit } from './commands/audit'
 import { registerBackup } from './commands/backup'
 import { registerDoctor } from './commands/doctor'
+import { registerInit } from './commands/init'
 import { registerKeys } from './commands/keys'
 import { registerMail } from './commands/mail'
 import { registerMigrate } from './commands/migrate'
@@ -29,7 +30,7 @@ export function buildProgram(env: Env): Command {
     .option('--json', 'machine output: one JSON document on stdout')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-  for (const register of [registerServe, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDoctor]) {
+  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDoctor]) {
     register(program, env)
   }
   program.commands.forEach(function override(c: Command) {
