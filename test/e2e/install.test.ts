@@ -1,0 +1,98 @@
+// install.sh into a temporary prefix: the installed binary serves; a second run upgrades in
+// place and keeps the data and the configuration. Root-only steps are exercised with the
+// current user (no new system user) and a temporary unit directory (no systemctl).
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT } from '../binary'
+import { cliRunner } from '../cli-runner'
+import { PASSWORD, tempDir, toResult } from '../helpers'
+
+const isRoot = process.getuid?.() === 0
+let dir: string
+beforeAll(() => {
+  dir = tempDir()
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const paths = () => ({ prefix: join(dir, 'prefix'), data: join(dir, 'data'), etc: join(dir, 'etc'), units: join(dir, 'systemd') })
+
+async function install(args: string[], asUser?: string) {
+  const command = asUser ? ['runuser', '-u', asUser, '--', 'bash', join(ROOT, 'install.sh'), ...args] : ['bash', join(ROOT, 'install.sh'), ...args]
+  const proc = Bun.spawn(command, { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+describe('install.sh', () => {
+  it.skipIf(!isRoot)('installs, serves, and upgrades in place keeping data and configuration', async () => {
+    const p = paths()
+    const args = ['--prefix', p.prefix, '--data-dir', p.data, '--config-dir', p.etc, '--user', 'root', '--systemd', '--systemd-dir', p.units]
+    const first = await install(args)
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining('install.sh:') })
+    expect(first.stdout).toContain('is installed')
+    const binary = join(p.prefix, 'bin/authd')
+    expect(statSync(binary).mode & 0o777).toBe(0o755)
+    expect(statSync(p.data).mode & 0o777).toBe(0o700)
+    const envFile = join(p.etc, 'authd.env')
+    expect(statSync(envFile).mode & 0o777).toBe(0o640)
+    expect(readFileSync(envFile, 'utf8')).toContain(`AUTHD_DATA_DIR=${p.data}`)
+    const unit = readFileSync(join(p.units, 'authd.service'), 'utf8')
+    for (const line of [`ExecStart=${binary} --data-dir ${p.data} serve`, `EnvironmentFile=${envFile}`, 'NoNewPrivileges=yes', 'ProtectSystem=strict', `ReadWritePaths=${p.data}`, 'CapabilityBoundingSet=']) {
+      expect(unit).toContain(line)
+    }
+    const authd = cliRunner([binary], p.data)
+    expect((await authd(['--json', 'migrate', '--status'])).json.pending).toEqual([])
+
+    // The installed binary: first run, then serve and log in.
+    const init = await authd(['--json', 'init', '--yes', '--admin-email', 'boss@acme.example', '--admin-password-stdin'], { stdin: PASSWORD })
+    expect(init.code).toBe(0)
+    const serve = async () => {
+      const proc = Bun.spawn([binary, '--data-dir', p.data, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '' } })
+      const reader = proc.stdout.getReader()
+      let out = ''
+      while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
+      reader.releaseLock()
+      return { proc, url: JSON.parse(out.split('\n').find((l) => l.includes('listening'))!).url as string }
+    }
+    const login = (url: string) =>
+      fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': init.json.apiKey.key }, body: JSON.stringify({ email: 'boss@acme.example', password: PASSWORD }) }).then(toResult)
+    let running = await serve()
+    expect((await login(running.url)).status).toBe(201)
+    running.proc.kill('SIGTERM')
+    await running.proc.exited
+
+    // Upgrade: the operator's edits to the environment file and the data survive.
+    appendFileSync(envFile, '# edited by the operator\n')
+    const inodeBefore = statSync(binary).ino
+    const second = await install(args)
+    expect(second.code).toBe(0)
+    expect(second.stdout).toContain(`keeping ${envFile}`)
+    expect(readFileSync(envFile, 'utf8')).toContain('# edited by the operator')
+    expect(statSync(binary).ino).not.toBe(inodeBefore)
+    running = await serve()
+    expect((await login(running.url)).status).toBe(201)
+    running.proc.kill('SIGTERM')
+    await running.proc.exited
+  }, 120_000)
+
+  it.skipIf(!isRoot)('refuses clearly without root, unless every path is one the user owns', async () => {
+    const canRead = Bun.spawnSync(['runuser', '-u', 'nobody', '--', 'test', '-r', join(ROOT, 'install.sh')]).exitCode === 0
+    if (!canRead) return // this checkout is not readable by another user here
+    const refused = await install([], 'nobody')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('needs root: run it with sudo')
+    expect(refused.stderr).toContain('./install.sh --prefix ~/.local')
+    const systemd = await install(['--systemd'], 'nobody')
+    expect(systemd.stderr).toBe('install.sh: --systemd needs root (sudo ./install.sh --systemd)\n')
+  })
+
+  it('explains its options', async () => {
+    const help = await install(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('--systemd')
+    const bad = await install(['--frobnicate'])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('unknown option --frobnicate')
+  })
+})
