@@ -65,3 +65,13 @@ describe('parseDuration', () => {
     ['30d', 2592000],
   ])('%s is %d seconds', (raw, seconds) => expect(parseDuration('X', raw)).toBe(seconds))
 })
+
+describe('the README', () => {
+  it('documents every AUTHD_* variable the configuration reads', async () => {
+    const source = await Bun.file(new URL('../../src/config.ts', import.meta.url)).text()
+    const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text()
+    const read = [...new Set(source.match(/AUTHD_[A-Z0-9_]+/g))].sort()
+    expect(read.length).toBeGreaterThan(30)
+    expect(read.filter((name) => !readme.includes(`\`${name}\``))).toEqual([])
+  })
+})
