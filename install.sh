@@ -193,6 +193,6 @@ authd $("$prefix/bin/authd" --version) is installed.
   data          $data_dir
   configuration $env_file
 Next: the first tenant, API key and admin (once):
-  $($root && [ "$service_user" != root ] && echo "sudo -u $service_user ")$prefix/bin/authd --data-dir $data_dir init
-Then check everything with: $prefix/bin/authd --data-dir $data_dir doctor
+  $($root && [ "$service_user" != root ] && echo "sudo -u $service_user ")$prefix/bin/authd --env-file $env_file init
+Then check everything with: $prefix/bin/authd --env-file $env_file doctor
 EOF

@@ -130,6 +130,22 @@ export function databasePathFrom(databaseUrl: string | undefined, dataDir: strin
   return resolve(path)
 }
 
+/**
+ * KEY=VALUE lines, as systemd's EnvironmentFile reads them: blank lines and # comments are
+ * skipped, and one pair of surrounding quotes is removed.
+ */
+export function parseEnvFile(text: string, file: string): Record<string, string> {
+  const values: Record<string, string> = {}
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim()
+    if (!line || line.startsWith('#')) return
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line)
+    if (!match) throw new ConfigError(`${file}:${i + 1}: expected KEY=VALUE`)
+    values[match[1]!] = match[2]!.replace(/^(['"])(.*)\1$/, '$2')
+  })
+  return values
+}
+
 function parseProxies(name: string, raw: string): Config['trustedProxies'] {
   return raw
     .split(',')

@@ -115,6 +115,18 @@ describe('authd CLI', () => {
     failsWith(await authd(['audit', '--since', 'yesterday']), '--since must be a duration such as 24h or a date such as 2026-11-01 (got "yesterday")')
   })
 
+  it('--env-file reads AUTHD_* settings (as systemd would), and the real environment wins', async () => {
+    const tenantId = await setUpTenant()
+    const envFile = `${dir}/authd.env`
+    await Bun.write(envFile, '# authd settings\n\nAUTHD_PASSWORD_MIN_LENGTH="40"\n')
+    const create = (email: string) => ['--env-file', envFile, 'users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'A', '--last-name', 'B', '--password-stdin']
+    failsWith(await authd(create('a@example.com'), { stdin: PASSWORD }), 'Password must be at least 40 characters long')
+    ok(await authd(create('b@example.com'), { stdin: PASSWORD, env: { AUTHD_PASSWORD_MIN_LENGTH: '15' } }))
+    await Bun.write(envFile, 'AUTHD_PORT=3000\nnot a setting\n')
+    expect(await authd(['--env-file', envFile, 'tenants', 'list'])).toMatchObject({ code: 2, stderr: `authd: ${envFile}:2: expected KEY=VALUE\n` })
+    expect(await authd(['--env-file', `${dir}/missing.env`, 'tenants', 'list'])).toMatchObject({ code: 2, stderr: `authd: --env-file: no such file ${dir}/missing.env\n` })
+  })
+
   describe('one clear line on stderr and exit 1 on error', () => {
     it.each([
       [['tenants', 'create'], 'missing required option --name'],

@@ -1,10 +1,12 @@
 // What a command receives: its output and a way to open the runtime from the global options.
 import type { Command } from 'commander'
-import { loadConfig, type Config, type ConfigOverrides } from '../config'
+import { existsSync, readFileSync } from 'node:fs'
+import { ConfigError, loadConfig, parseEnvFile, type Config, type ConfigOverrides } from '../config'
 import { openRuntime, type Runtime } from '../runtime'
 import { createOutput, type Output } from './io'
 
 export interface GlobalOptions {
+  envFile?: string
   dataDir?: string
   databaseUrl?: string
   json?: boolean
@@ -12,17 +14,28 @@ export interface GlobalOptions {
 
 export interface CommandContext {
   out: Output
+  /** The environment the command runs with (the process's, over --env-file's). */
+  env: Record<string, string | undefined>
   config(overrides?: ConfigOverrides): Config
   /** Opens the database (migrating it if needed), runs `fn`, and closes it again. */
   withRuntime<T>(fn: (runtime: Runtime) => Promise<T>, overrides?: ConfigOverrides): Promise<T>
 }
 
-export function contextFrom(command: Command, env: Record<string, string | undefined>): CommandContext {
+/** The environment with an env file's settings beneath it: what is really set wins. */
+function withEnvFile(env: Record<string, string | undefined>, file: string | undefined): Record<string, string | undefined> {
+  if (!file) return env
+  if (!existsSync(file)) throw new ConfigError(`--env-file: no such file ${file}`)
+  return { ...parseEnvFile(readFileSync(file, 'utf8'), file), ...env }
+}
+
+export function contextFrom(command: Command, processEnv: Record<string, string | undefined>): CommandContext {
   const globals = command.optsWithGlobals() as GlobalOptions
+  const env = withEnvFile(processEnv, globals.envFile ?? processEnv.AUTHD_ENV_FILE)
   const config = (overrides: ConfigOverrides = {}) =>
-    loadConfig(env, { dataDir: globals.dataDir, databaseUrl: globals.databaseUrl, ...overrides })
+    loadConfig(env, { dataDir: globals.dataDir ?? env.AUTHD_DATA_DIR, databaseUrl: globals.databaseUrl, ...overrides })
   return {
     out: createOutput(globals.json === true),
+    env,
     config,
     async withRuntime(fn, overrides) {
       const runtime = await openRuntime(config(overrides))

@@ -56,9 +56,9 @@ export function registerInit(program: Command, env: Env) {
 
       if (interactive) intro('authd init')
       const dataDir = interactive ? await ask(undefined, '--data-dir', 'Data directory', ctx.config().dataDir) : ctx.config().dataDir
-      const smtpUrl = (await ask(opts.smtpUrl ?? env.AUTHD_SMTP_URL, '--smtp-url', 'SMTP URL (empty: write mail to .eml files)', undefined, true)) || undefined
+      const smtpUrl = (await ask(opts.smtpUrl ?? ctx.env.AUTHD_SMTP_URL, '--smtp-url', 'SMTP URL (empty: write mail to .eml files)', undefined, true)) || undefined
       const config = ctx.config({ dataDir })
-      const mailFrom = smtpUrl ? await ask(opts.mailFrom ?? env.AUTHD_MAIL_FROM, '--mail-from', 'From address', config.mailFrom) : config.mailFrom
+      const mailFrom = smtpUrl ? await ask(opts.mailFrom ?? ctx.env.AUTHD_MAIL_FROM, '--mail-from', 'From address', config.mailFrom) : config.mailFrom
       const runtime = await openRuntime({ ...config, smtpUrl, mailFrom })
       try {
         if ((await runtime.store.tenants.list()).length > 0) {
@@ -113,7 +113,7 @@ export function registerInit(program: Command, env: Env) {
           `API key         ${key}   (shown once: store it now)`,
           `admin           ${user.email}${invitation ? `: invitation ${smtpUrl ? 'e-mailed' : `written to ${result.dataDir}/mail`}; setup token ${invitation.setupToken}` : ': password set'}`,
           `mail            ${smtpUrl ? `SMTP; test message ${testMail}${testMailError ? ` (${testMailError})` : ''}` : `no SMTP: .eml files in ${result.dataDir}/mail`}`,
-          ...(smtpUrl && !env.AUTHD_SMTP_URL ? ['', 'Add to the environment of authd serve (e.g. /etc/authd/authd.env):', `  AUTHD_SMTP_URL=${smtpUrl}`, `  AUTHD_MAIL_FROM=${mailFrom}`] : []),
+          ...(smtpUrl && !ctx.env.AUTHD_SMTP_URL ? ['', 'Add to the environment of authd serve (e.g. /etc/authd/authd.env):', `  AUTHD_SMTP_URL=${smtpUrl}`, `  AUTHD_MAIL_FROM=${mailFrom}`] : []),
           '',
           `Start the server: authd --data-dir ${result.dataDir} serve`,
         ]
