@@ -44,3 +44,15 @@ export async function readRest(stream: ReadableStream<Uint8Array>): Promise<stri
     text += new TextDecoder().decode(value)
   }
 }
+
+/** A tenant, an API key and a user with `password`, made through the CLI (`authd` runs it). */
+export async function setUpAccount(
+  authd: (args: string[], options?: { stdin?: string }) => Promise<{ json: any }>,
+  email: string,
+  password: string,
+): Promise<{ tenantId: string; key: string }> {
+  const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+  const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
+  await authd(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'Ada', '--last-name', 'Lovelace', '--password-stdin'], { stdin: password })
+  return { tenantId, key }
+}

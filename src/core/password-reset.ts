@@ -6,8 +6,8 @@ import { audit, auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, forbidden } from './errors'
 import { assertNotLimited, consume, recordOutcomes, type WindowRule } from './limits'
-import { newOutboxMessage } from './mail/outbox'
-import { passwordChangedMail, passwordResetOtpMail } from './mail/templates'
+import { newOutboxMessage, passwordChangedNotice } from './mail/outbox'
+import { passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
@@ -102,13 +102,7 @@ export async function changePassword(
   // A weak password does not spend the OTP: the user may try again with a better one.
   const password = await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)
   const passwordHash = await deps.hasher.hash(password)
-  const notice = newOutboxMessage({
-    tenantId: tenant.id,
-    kind: 'password-changed',
-    recipient: user.email,
-    content: passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now }),
-    now,
-  })
+  const notice = passwordChangedNotice(tenant, user, now)
   const changed = await deps.store.passwordResets.complete({ userId: user.id, codeHash: record.codeHash, now, maxAttempts: OTP_MAX_ATTEMPTS, passwordHash, notice })
   // Lost the race to a concurrent use of the same code: that one changed the password.
   if (!changed) throw invalidOtp()

@@ -1,8 +1,7 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
-import { newOutboxMessage } from './mail/outbox'
-import { passwordChangedMail } from './mail/templates'
+import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
 import { newSetupToken } from './setup-password'
 import { getTenant, validateName } from './tenants'
@@ -108,14 +107,7 @@ export async function setUserPassword(
   const tenant = await getTenant(deps, user.tenantId)
   const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(password, deps.config.passwordMinLength, user))
   const now = deps.clock.now()
-  const notice = newOutboxMessage({
-    tenantId: tenant.id,
-    kind: 'password-changed',
-    recipient: user.email,
-    content: passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now }),
-    now,
-  })
-  await deps.store.users.replacePassword({ userId, passwordHash, now, notice })
+  await deps.store.users.replacePassword({ userId, passwordHash, now, notice: passwordChangedNotice(tenant, user, now) })
   deps.mailQueued.notify()
   await audit(deps, 'password.set_by_admin', actor, { tenantId: tenant.id, userId })
   return { ...user, passwordHash, updatedAt: now }

@@ -3,8 +3,8 @@
 import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
 import type { PasswordResetStore, SetupTokenStore } from '../core/store'
 import type { Db } from './client'
-import { changesOf, immediate } from './helpers'
-import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, refreshFamilies, setupTokens, users } from './schema'
+import { changesOf, immediate, replacePasswordInTransaction } from './helpers'
+import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPasswordResetStore(db: Db): PasswordResetStore {
   const otpByUser = db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, sql.placeholder('userId'))).prepare()
@@ -64,13 +64,7 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
           )
           .run()
         if (changesOf(spent) !== 1) return false
-        db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
-        db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
-        db.update(refreshFamilies)
-          .set({ revokedAt: now, revokedReason: 'password-changed' })
-          .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
-          .run()
-        db.insert(mailOutbox).values(notice).run()
+        replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-changed', notice })
         return true
       })
     },

@@ -6,12 +6,12 @@ import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
-import { changesOf, immediate as immediateTx, isUniqueViolation } from './helpers'
+import { changesOf, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction } from './helpers'
 import { migrationStatus } from './migrate'
 import { createAuditStore, createLimitStore } from './limit-audit-stores'
 import { createOutboxStore } from './outbox-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
-import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
 
@@ -138,15 +138,7 @@ export function createSqliteStore(db: Db): Store {
         }
       },
       async replacePassword({ userId, passwordHash, now, notice }) {
-        immediate(() => {
-          db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
-          db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
-          db.update(refreshFamilies)
-            .set({ revokedAt: now, revokedReason: 'password-set-by-admin' })
-            .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
-            .run()
-          db.insert(mailOutbox).values(notice).run()
-        })
+        immediate(() => replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
       },
     },
 

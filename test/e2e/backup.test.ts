@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { BINARY, buildBinary, serveBinary } from '../binary'
+import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
 
@@ -18,9 +18,7 @@ describe('authd backup', () => {
   it('copies the database during writes; the restored copy serves and logs in', async () => {
     const data = join(dir, 'data')
     const authd = cliRunner([BINARY], data)
-    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
-    const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
-    await authd(['users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'L', '--password-stdin'], { stdin: PASSWORD })
+    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
     const { proc, url } = await serveBinary(data)
     const login = (base: string) =>
       fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }) }).then(toResult)

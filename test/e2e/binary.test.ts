@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
-import { BINARY, buildBinary, serveBinary } from '../binary'
+import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
 import { otpIn, sentTo, startSmtp } from '../smtp'
@@ -75,13 +75,7 @@ describe('dist/authd end to end', () => {
   }, 60_000)
 })
 
-/** A tenant, an API key and a user with PASSWORD, made through the binary's CLI. */
-async function setUpAccount(email: string) {
-  const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
-  const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
-  await authd(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'Grace', '--last-name', 'Hopper', '--password-stdin'], { stdin: PASSWORD })
-  return key as string
-}
+const setUpAccountFor = async (email: string) => (await setUpAccount(authd, email, PASSWORD)).key
 
 function client(url: string, key: string) {
   const api = `${url}/api/v1/auth`
@@ -99,7 +93,7 @@ describe('dist/authd end to end: the password reset journey', () => {
   it('forgot-password, the OTP read from the mail, change-password, the old cookie refused, login with the new password', async () => {
     const smtp = await startSmtp()
     const email = 'grace@example.com'
-    const key = await setUpAccount(email)
+    const key = await setUpAccountFor(email)
     const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
     try {
       const api = client(url, key)
@@ -125,7 +119,7 @@ describe('dist/authd end to end: the password reset journey', () => {
     const smtp = await startSmtp()
     smtp.refusing = true
     const email = 'outage@example.com'
-    const key = await setUpAccount(email)
+    const key = await setUpAccountFor(email)
     let { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
     try {
       expect((await client(url, key).forgot(email)).status).toBe(200)

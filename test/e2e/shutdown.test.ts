@@ -2,7 +2,7 @@
 // the process exits 0.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { BINARY, buildBinary, readRest, serveBinary } from '../binary'
+import { BINARY, buildBinary, readRest, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
 
@@ -18,9 +18,7 @@ describe('graceful shutdown', () => {
     // Expensive hashing makes a login slow enough to be in flight when the signal lands.
     const slow = { AUTHD_ARGON2_MEMORY_KIB: '131072', AUTHD_ARGON2_TIME_COST: '8' }
     const authd = cliRunner([BINARY], dir, slow)
-    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
-    const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
-    await authd(['users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'L', '--password-stdin'], { stdin: PASSWORD })
+    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
     const { proc, url } = await serveBinary(dir, slow)
     const inFlight = fetch(`${url}/api/v1/auth/login`, {
       method: 'POST',

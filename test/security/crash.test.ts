@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { sha256 } from '../../src/core/secrets'
-import { BINARY, buildBinary, serveBinary } from '../binary'
+import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
 
@@ -19,9 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 describe('a crash during refresh rotations', () => {
   it('loses no acknowledged rotation and brings back no spent token', async () => {
     const authd = cliRunner([BINARY], dir)
-    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
-    const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
-    await authd(['users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'L', '--password-stdin'], { stdin: PASSWORD })
+    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
 
     let { proc, url } = await serveBinary(dir)
     const chains = await Promise.all(

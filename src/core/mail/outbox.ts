@@ -5,8 +5,8 @@
 // message whose secret expired is not sent late. A delivered message's body is erased.
 import type { Logger } from '../../log'
 import type { Deps } from '../deps'
-import type { MailKind, OutboxMessage } from '../types'
-import type { MailContent } from './templates'
+import type { MailKind, OutboxMessage, Tenant, User } from '../types'
+import { passwordChangedMail, type MailContent } from './templates'
 
 export interface OutgoingMail {
   id: string
@@ -52,6 +52,12 @@ export function newOutboxMessage(input: {
     createdAt: input.now,
     sentAt: null,
   }
+}
+
+/** The "your password was changed" notice, however the password was changed. */
+export function passwordChangedNotice(tenant: Tenant, user: User, now: number): OutboxMessage {
+  const content = passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now })
+  return newOutboxMessage({ tenantId: tenant.id, kind: 'password-changed', recipient: user.email, content, now })
 }
 
 type OutboxDeps = Pick<Deps, 'store' | 'clock' | 'config'>

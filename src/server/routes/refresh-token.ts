@@ -1,4 +1,4 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { refresh } from '../../core/sessions'
 import { envelope } from '../errors'
