@@ -13,6 +13,7 @@ import { observability } from './plugins/observability'
 import { corsFor } from './plugins/cors'
 import { changePasswordRoute } from './routes/change-password'
 import { forgotPasswordRoute } from './routes/forgot-password'
+import { docsRoutes } from './routes/docs'
 import { healthRoutes } from './routes/health'
 import { jwksRoute } from './routes/jwks'
 import { loginRoute } from './routes/login'
@@ -50,7 +51,8 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(forgotPasswordRoute(deps))
         .use(changePasswordRoute(deps))
         .use(setupPasswordRoute(deps))
-        .use(jwksRoute(deps)),
+        .use(jwksRoute(deps))
+        .use(docsRoutes()),
     )
 }
 

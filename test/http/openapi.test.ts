@@ -47,10 +47,16 @@ describe('GET /api/v1/auth/openapi.json', () => {
     expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
   })
 
-  it('serves a docs page beside it', async () => {
+  it('serves a docs page beside it that runs no third-party code', async () => {
     const res = await ctx.call('GET', '/api/v1/auth/docs', { apiKey: null })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(res.text).toContain('<script src="docs.js"></script>')
+    expect(res.text).not.toMatch(/https?:\/\//)
+    const script = await ctx.call('GET', '/api/v1/auth/docs.js', { apiKey: null })
+    expect(script.headers.get('content-type')).toContain('javascript')
+    expect(script.text).toContain("fetch('openapi.json')")
   })
 
   it('describes the real responses of every endpoint, success and errors', async () => {

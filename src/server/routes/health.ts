@@ -6,9 +6,13 @@ import { envelope } from '../errors'
 
 export const healthRoutes = (deps: Pick<Deps, 'store'>) =>
   new Elysia()
-    .get('/healthz', () => envelope(200, 'OK', { status: 'alive' }))
-    .get('/readyz', async () => {
-      const migrations = await deps.store.migrationStatus().catch(() => null)
-      if (!migrations || migrations.pending.length > 0) throw serviceUnavailable(5)
-      return envelope(200, 'OK', { status: 'ready' })
-    })
+    .get('/healthz', () => envelope(200, 'OK', { status: 'alive' }), { detail: { summary: 'Liveness: the process answers' } })
+    .get(
+      '/readyz',
+      async () => {
+        const migrations = await deps.store.migrationStatus().catch(() => null)
+        if (!migrations || migrations.pending.length > 0) throw serviceUnavailable(5)
+        return envelope(200, 'OK', { status: 'ready' })
+      },
+      { detail: { summary: 'Readiness: the database answers and its migrations are current (503 otherwise)' } },
+    )
