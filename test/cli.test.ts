@@ -155,6 +155,12 @@ describe('authd CLI', () => {
       failsWith(await authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
     })
 
+    it('exits 2 for a bad flag value, naming the option', async () => {
+      const r = await authd(['serve', '--port', 'eighty'])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain("option '--port <port>' argument 'eighty' is invalid. must be a number from 0 to 65535")
+    })
+
     it('exits 2 with usage help for an unknown command', async () => {
       const r = await authd(['frobnicate'])
       expect(r.code).toBe(2)

@@ -1,15 +1,15 @@
-import type { Command } from 'commander'
+import { InvalidArgumentError, type Command } from 'commander'
 import { jsonLogger } from '../../log'
 import { openRuntime } from '../../runtime'
 import { startServer } from '../../server/serve'
 import { contextFrom } from '../context'
 import { demoBanner, existingDataHint, seedDemoIfEmpty } from '../demo'
-import { CliError } from '../io'
 import type { Env } from '../index'
 
 function parsePort(raw: string): number {
   const port = Number(raw)
-  if (!/^\d+$/.test(raw) || port > 65535) throw new CliError(`--port must be a number from 0 to 65535 (got "${raw}")`)
+  // commander reports it as a usage error (exit 2), naming the option.
+  if (!/^\d+$/.test(raw) || port > 65535) throw new InvalidArgumentError('must be a number from 0 to 65535')
   return port
 }
 
