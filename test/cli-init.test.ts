@@ -19,6 +19,7 @@ afterEach(async () => {
 })
 
 const hasTmux = Bun.which('tmux') !== null
+if (!hasTmux) console.warn('terminal test of authd init skipped: no tmux (apt-get install tmux)')
 
 /** A command in a detached tmux session: read the screen, type keys. */
 function terminal(command: string) {
