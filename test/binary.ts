@@ -1,4 +1,7 @@
 // The compiled executable for end-to-end tests: built once per test run, by `npm run build`.
+import { afterAll, beforeAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '..')
@@ -55,4 +58,18 @@ export async function setUpAccount(
   const { key } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
   await authd(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'Ada', '--last-name', 'Lovelace', '--password-stdin'], { stdin: password })
   return { tenantId, key }
+}
+
+/**
+ * For a test file that drives the binary: builds it (once per run) and makes a fresh
+ * directory before the file's tests, removed after them. Returns the directory's getter.
+ */
+export function useBinaryAndTempDir(): () => string {
+  let dir = ''
+  beforeAll(async () => {
+    await buildBinary()
+    dir = mkdtempSync(join(tmpdir(), 'authd-test-'))
+  }, 180_000)
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return () => dir
 }

@@ -1,21 +1,17 @@
 // authd backup while the server keeps writing; the copy, restored into a fresh data dir,
 // serves and logs in.
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { describe, expect, it } from 'bun:test'
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
+import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
-import { PASSWORD, tempDir, toResult } from '../helpers'
+import { PASSWORD, toResult } from '../helpers'
 
-let dir: string
-beforeAll(async () => {
-  await buildBinary()
-  dir = tempDir()
-}, 180_000)
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const testDir = useBinaryAndTempDir()
 
 describe('authd backup', () => {
   it('copies the database during writes; the restored copy serves and logs in', async () => {
+    const dir = testDir()
     const data = join(dir, 'data')
     const authd = cliRunner([BINARY], data)
     const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)

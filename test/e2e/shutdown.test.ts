@@ -1,20 +1,15 @@
 // SIGTERM during a slow request: the request completes, new connections are refused, and
 // the process exits 0.
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { BINARY, buildBinary, readRest, serveBinary, setUpAccount } from '../binary'
+import { describe, expect, it } from 'bun:test'
+import { BINARY, readRest, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
-import { PASSWORD, tempDir, toResult } from '../helpers'
+import { PASSWORD, toResult } from '../helpers'
 
-let dir: string
-beforeAll(async () => {
-  await buildBinary()
-  dir = tempDir()
-}, 180_000)
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const testDir = useBinaryAndTempDir()
 
 describe('graceful shutdown', () => {
   it('finishes the in-flight login after SIGTERM, then exits 0', async () => {
+    const dir = testDir()
     // Expensive hashing makes a login slow enough to be in flight when the signal lands.
     const slow = { AUTHD_ARGON2_MEMORY_KIB: '131072', AUTHD_ARGON2_TIME_COST: '8' }
     const authd = cliRunner([BINARY], dir, slow)

@@ -1,23 +1,18 @@
 // kill -9 in the middle of refresh rotations: after a restart, every rotation the server
 // acknowledged is there (its successor works), and no token it reported spent came back.
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { sha256 } from '../../src/core/secrets'
-import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
+import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
-import { PASSWORD, tempDir, toResult } from '../helpers'
+import { PASSWORD, toResult } from '../helpers'
 
-let dir: string
-beforeAll(async () => {
-  await buildBinary()
-  dir = tempDir()
-}, 180_000)
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const testDir = useBinaryAndTempDir()
 
 describe('a crash during refresh rotations', () => {
   it('loses no acknowledged rotation and brings back no spent token', async () => {
+    const dir = testDir()
     const authd = cliRunner([BINARY], dir)
     const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
 
