@@ -36,8 +36,12 @@ function terminal(command: string) {
         await Bun.sleep(50)
       }
     },
-    type: (keys: string) => tmux('send-keys', '-t', session, '-l', keys),
-    press: (key: string) => tmux('send-keys', '-t', session, key),
+    /** Waits for the prompt, types the text (if any) and presses Enter. */
+    async answer(prompt: string, typed?: string) {
+      await this.waitFor(prompt)
+      if (typed !== undefined) tmux('send-keys', '-t', session, '-l', typed)
+      tmux('send-keys', '-t', session, 'Enter')
+    },
     close: () => tmux('kill-session', '-t', session),
   }
 }
@@ -50,26 +54,15 @@ describe('authd init', () => {
     ].map((part) => `'${part}'`).join(' ')
     const term = terminal(`${command}; echo "EXIT=$?"; sleep 60`)
     try {
-      await term.waitFor('Data directory')
-      term.press('Enter') // the default
-      await term.waitFor('SMTP URL')
-      term.type(smtp.url)
-      term.press('Enter')
-      await term.waitFor('From address')
-      term.type('Acme Auth <auth@acme.example>')
-      term.press('Enter')
-      await term.waitFor('First tenant name')
-      term.type('Acme')
-      term.press('Enter')
-      await term.waitFor('Admin e-mail address')
-      term.type('boss@acme.example')
-      term.press('Enter')
-      await term.waitFor('Admin first name')
-      term.press('Enter')
-      await term.waitFor('Admin last name')
-      term.press('Enter')
-      await term.waitFor('How does the admin get a password?')
-      term.press('Enter') // e-mail an invitation
+      // Each prompt, and what the operator types (nothing: accept the default).
+      await term.answer('Data directory')
+      await term.answer('SMTP URL', smtp.url)
+      await term.answer('From address', 'Acme Auth <auth@acme.example>')
+      await term.answer('First tenant name', 'Acme')
+      await term.answer('Admin e-mail address', 'boss@acme.example')
+      await term.answer('Admin first name')
+      await term.answer('Admin last name')
+      await term.answer('How does the admin get a password?') // the first choice: e-mail an invitation
       await term.waitFor('EXIT=0')
       const screen = term.screen()
       expect(screen).toContain('authd is ready')
