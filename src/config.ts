@@ -36,6 +36,8 @@ export interface Config {
   inviteUrl?: string
   /** PEM files: with both set, authd serves HTTPS itself. */
   tls?: { certFile: string; keyFile: string }
+  /** Where Prometheus scrapes /metrics: a listener of its own, never the public port. Unset: off. */
+  metricsAddr?: { host: string; port: number }
   /** Peers whose X-Forwarded-For is believed: [address, prefix length] pairs. */
   trustedProxies: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>
   limits: LimitSettings
@@ -146,6 +148,14 @@ export function parseEnvFile(text: string, file: string): Record<string, string>
   return values
 }
 
+/** "127.0.0.1:9464", "[::1]:9464" or ":9464" (loopback) -> host and port. */
+function parseListenAddress(name: string, raw: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]*)):(\d{1,5})$/.exec(raw.trim())
+  const port = match ? Number(match[3]) : NaN
+  if (!match || port > 65535) throw new ConfigError(`${name} must be HOST:PORT such as 127.0.0.1:9464 (got "${raw}")`)
+  return { host: match[1] ?? (match[2] || '127.0.0.1'), port }
+}
+
 function parseProxies(name: string, raw: string): Config['trustedProxies'] {
   return raw
     .split(',')
@@ -210,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: read('AUTHD_MAIL_FROM', 'authd <no-reply@localhost>', str),
     mailMaxAttempts: read('AUTHD_MAIL_MAX_ATTEMPTS', 30, int(1, 1000)),
     tls,
+    metricsAddr: read('AUTHD_METRICS_ADDR', undefined, parseListenAddress),
     trustedProxies: read('AUTHD_TRUSTED_PROXIES', [], parseProxies),
     limits: {
       loginBackoffAfter: read('AUTHD_LOGIN_BACKOFF_AFTER', 5, int(1, 1000)),

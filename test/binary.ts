@@ -32,9 +32,9 @@ export async function serveBinary(dataDir: string, env: Record<string, string> =
     if (done) throw new Error(`authd serve exited early: ${await new Response(proc.stderr).text()}`)
     buffered += new TextDecoder().decode(value)
   }
-  const listening = buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!
+  const listening = JSON.parse(buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!)
   reader.releaseLock()
-  return { proc, url: JSON.parse(listening).url as string }
+  return { proc, url: listening.url as string, listening: listening as { url: string; metrics: string; database: string; mail: string } }
 }
 
 /** The rest of a stream that serveBinary already started reading. */

@@ -37,8 +37,10 @@ describe('authd doctor', () => {
         'data directory permissions': 'ok',
         'database file permissions': 'ok',
         transport: 'ok',
+        metrics: 'ok',
         smtp: 'ok',
       })
+      expect(r.json.find((f: any) => f.check === 'metrics').fix).toContain('AUTHD_METRICS_ADDR=127.0.0.1:9464')
     } finally {
       await smtp.close()
     }
@@ -47,13 +49,14 @@ describe('authd doctor', () => {
   it('says what to fix, and exits 1 on a failure', async () => {
     await authd(['migrate'])
     chmodSync(dir, 0o755)
-    const r = await authd(['doctor'], { env: { AUTHD_SMTP_URL: 'smtp://127.0.0.1:1', AUTHD_HOST: '0.0.0.0' } })
+    const r = await authd(['doctor'], { env: { AUTHD_SMTP_URL: 'smtp://127.0.0.1:1', AUTHD_HOST: '0.0.0.0', AUTHD_METRICS_ADDR: '0.0.0.0:9464' } })
     expect(r.code).toBe(1)
     expect(r.stdout).toContain(`! data directory permissions: ${dir} is 755`)
     expect(r.stdout).toContain(`    fix: chmod 700 ${dir}`)
     expect(r.stdout).toContain('✗ smtp: cannot reach the SMTP server')
     expect(r.stdout).toContain('! transport: listening on 0.0.0.0')
     expect(r.stdout).toContain('! signing key: no signing key yet')
+    expect(r.stdout).toContain('! metrics: http://0.0.0.0:9464/metrics listens on every interface')
   })
 
   it('fails on a missing database', async () => {

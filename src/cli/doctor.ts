@@ -84,6 +84,18 @@ function exposureChecks(config: Config): Finding[] {
   }]
 }
 
+function metricsCheck(config: Config): Finding {
+  const address = config.metricsAddr
+  if (!address) {
+    return { check: 'metrics', status: 'ok', detail: 'off (the public port never serves /metrics)', fix: 'to scrape with Prometheus, set AUTHD_METRICS_ADDR=127.0.0.1:9464 and scrape http://127.0.0.1:9464/metrics' }
+  }
+  const where = `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}/metrics`
+  if (['0.0.0.0', '::', ''].includes(address.host)) {
+    return { check: 'metrics', status: 'warn', detail: `${where} listens on every interface: its counters can tell which addresses are registered`, fix: 'bind AUTHD_METRICS_ADDR to loopback or a private interface that only Prometheus reaches' }
+  }
+  return { check: 'metrics', status: 'ok', detail: `Prometheus scrapes ${where}` }
+}
+
 async function smtpCheck(config: Config): Promise<Finding> {
   if (!config.smtpUrl) return { check: 'smtp', status: 'warn', detail: `no AUTHD_SMTP_URL: mail is written to ${config.dataDir}/mail`, fix: 'set AUTHD_SMTP_URL and AUTHD_MAIL_FROM to send mail' }
   const transporter = nodemailer.createTransport(config.smtpUrl, { connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 5000 } as never)
@@ -103,6 +115,7 @@ export async function runDoctor(config: Config): Promise<Finding[]> {
     ...databaseChecks(config),
     ...permissionChecks(config),
     ...exposureChecks(config),
+    metricsCheck(config),
     await smtpCheck(config),
   ]
 }

@@ -39,10 +39,6 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
       set.headers['cache-control'] = 'no-store'
     })
     .use(healthRoutes(deps))
-    .get('/metrics', async ({ set }) => {
-      set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8'
-      return metrics.render()
-    })
     .group(API_PREFIX, (api) =>
       api
         .use(loginRoute(deps))

@@ -7,6 +7,7 @@ import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
 import { createApp, createMetrics } from './app'
+import { startMetricsListener } from './metrics-listener'
 import { peerAddresses } from './plugins/client-ip'
 
 // Bun's own body cap only backs up ours (16 KiB, with the envelope): Bun answers without it.
@@ -27,14 +28,16 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     hostname: runtime.config.host,
     maxRequestBodySize: BUN_MAX_BODY_BYTES,
     tls: runtime.config.tls && { cert: Bun.file(runtime.config.tls.certFile), key: Bun.file(runtime.config.tls.keyFile) },
-    fetch: (request, bunServer) => {
-      peerAddresses.set(request, bunServer.requestIP(request)?.address ?? '')
+    fetch: (received, bunServer) => {
+      const request = withRoutableUrl(received)
+      peerAddresses.set(request, bunServer.requestIP(received)?.address ?? '')
       return app.fetch(request)
     },
   })
   const url = server.url.origin
   const bound = withBoundAddress(runtime.config, url)
   if (bound !== runtime.config) app = createApp({ ...runtime, config: bound }, logger, metrics)
+  const metricsListener = runtime.config.metricsAddr && startMetricsListener(runtime.config.metricsAddr, metrics)
   const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger, (outcome) => metrics.mailDeliveries.inc({ outcome }))
   const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
   mailWorker.start()
@@ -43,13 +46,18 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     const now = runtime.clock.now()
     runtime.store.limits.prune(now - 2 * 86_400_000, now).catch((error) => logger.log('warn', 'pruning limit counters failed', { error: String(error) }))
   }, 30 * 60_000)
-  logger.log('info', 'listening', { url, database: runtime.config.databasePath, mail: runtime.config.smtpUrl ? 'smtp' : 'eml files' })
+  logger.log('info', 'listening', {
+    url,
+    database: runtime.config.databasePath,
+    mail: runtime.config.smtpUrl ? 'smtp' : 'eml files',
+    metrics: metricsListener ? `${metricsListener.url}/metrics` : 'off',
+  })
   let stopping: Promise<void> | undefined
   return {
     url,
     stop() {
       stopping ??= (async () => {
-        await server.stop()
+        await Promise.all([server.stop(), metricsListener?.stop()])
         clearInterval(pruneTimer)
         unlisten()
         await mailWorker.stop()
@@ -59,6 +67,21 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
       return stopping
     },
   }
+}
+
+/**
+ * Elysia finds a request's path by position: from the first '/' at or after index 11 of the
+ * URL, which assumes a scheme and host at least that long. A short Host header moves it:
+ * `Host: x` made `http://x/zz/metrics` route as `/metrics` and `/zz/api/v1/auth/...` as the
+ * API, defeating a proxy's path rules and the log masking. Such a request gets a placeholder
+ * host (nothing reads the URL's host), so routing always sees the real path.
+ */
+export function withRoutableUrl(request: Request): Request {
+  const url = request.url
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2)
+  if (pathStart >= 11) return request
+  const path = pathStart === -1 ? '/' : url.slice(pathStart)
+  return new Request(`${url.slice(0, url.indexOf('//'))}//short-host.invalid${path}`, request)
 }
 
 /** On --port 0 the default public URL (and issuer) can only be known once the port is bound. */

@@ -2,17 +2,21 @@
 // GET /metrics in the Prometheus text format after a scripted session moves the counters.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { jsonLogger } from '../../src/log'
-import { createApp } from '../../src/server/app'
+import { createApp, createMetrics } from '../../src/server/app'
+import type { Metrics } from '../../src/server/metrics'
+import { startMetricsListener } from '../../src/server/metrics-listener'
 import { peerAddresses } from '../../src/server/plugins/client-ip'
 import { createTestContext, PASSWORD, toResult, type TestContext } from '../helpers'
 
 let ctx: TestContext
 let lines: string[]
 let app: ReturnType<typeof createApp>
+let metrics: Metrics
 beforeEach(async () => {
   ctx = await createTestContext()
   lines = []
-  app = createApp(ctx.runtime, jsonLogger((line) => lines.push(line)))
+  metrics = createMetrics(ctx.runtime)
+  app = createApp(ctx.runtime, jsonLogger((line) => lines.push(line)), metrics)
 })
 afterEach(() => ctx.close())
 
@@ -72,16 +76,28 @@ describe('request logs', () => {
     expect(lines.join('\n')).not.toContain('grace@')
     expect(lines.join('\n')).not.toContain('Grace%40')
   })
+
+  it('mask an address in any path segment, routed or not', async () => {
+    expect((await call('GET', '/zz/api/v1/auth/forgot-password/grace%40example.com')).status).toBe(404)
+    const entry = JSON.parse(lines.find((l) => l.includes('"msg":"request"'))!)
+    expect(entry.path).toBe('/zz/api/v1/auth/forgot-password/g***@example.com')
+    expect(lines.join('\n')).not.toContain('grace')
+  })
 })
 
 describe('GET /metrics', () => {
-  it('serves Prometheus text whose counters follow a scripted session', async () => {
+  it('is not served on the public port', async () => {
+    expect((await call('GET', '/metrics')).status).toBe(404)
+  })
+
+  it('serves Prometheus text on its own listener, whose counters follow a scripted session', async () => {
     const { email } = await ctx.addUser()
     await call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
     await call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong password here' } })
     await call('GET', `/api/v1/auth/forgot-password/${email}`)
     await call('GET', '/nope')
-    const res = await call('GET', '/metrics')
+    const listener = startMetricsListener({ host: '127.0.0.1', port: 0 }, metrics)
+    const res = await toResult(await fetch(`${listener.url}/metrics`)).finally(() => listener.stop())
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
     const { samples, types } = parsePrometheus(res.text)
     expect(types.get('authd_http_requests_total')).toBe('counter')

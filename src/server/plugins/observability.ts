@@ -1,7 +1,7 @@
 // One JSON log line and the metrics for every request, with a request id that is also sent
 // back (X-Request-Id) so a client's report can be matched to the log. An X-Request-Id from
-// the client or a proxy is kept when it looks like an id. The e-mail in the forgot-password
-// path is masked before it is logged; nothing else a client sends is logged.
+// the client or a proxy is kept when it looks like an id. Any e-mail address in the path
+// (the forgot-password one) is masked before it is logged; nothing else a client sends is logged.
 import { Elysia } from 'elysia'
 import { maskEmail } from '../../core/audit'
 import type { Logger } from '../../log'
@@ -9,16 +9,22 @@ import type { Metrics } from '../metrics'
 
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/
 
-function loggablePath(pathname: string): string {
-  const forgot = /^(\/api\/v1\/auth\/forgot-password\/)(.+)$/.exec(pathname)
-  if (!forgot) return pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname
-  let email = forgot[2]!
-  try {
-    email = decodeURIComponent(email)
-  } catch {
-    // a malformed escape: mask it as it came
-  }
-  return forgot[1] + maskEmail(email)
+/** The path as logged: any segment that holds an e-mail address (the forgot-password path,
+ *  or a client's probe under another prefix) is masked, and very long paths are cut. */
+export function loggablePath(pathname: string): string {
+  const masked = pathname
+    .split('/')
+    .map((segment) => {
+      let decoded = segment
+      try {
+        decoded = decodeURIComponent(segment)
+      } catch {
+        // a malformed escape: judge it as it came
+      }
+      return decoded.includes('@') ? maskEmail(decoded) : segment
+    })
+    .join('/')
+  return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked
 }
 
 /** Business counters that follow from a route's status. */
