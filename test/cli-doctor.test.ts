@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { chmodSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
 import { tempDir } from './helpers'
@@ -16,10 +16,30 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 const statusOf = (findings: Array<{ check: string; status: string }>) => Object.fromEntries(findings.map((f) => [f.check, f.status]))
 
 describe('authd doctor', () => {
-  it('creates the data directory 700 and the database 600', async () => {
+  it('creates the data directory 700, and the database, backups and mail files 600 from the start', async () => {
     await authd(['migrate'])
     expect(statSync(dir).mode & 0o777).toBe(0o700)
     expect(statSync(join(dir, 'authd.db')).mode & 0o777).toBe(0o600)
+    const backup = join(dir, '..', 'backup.db')
+    await authd(['backup', backup])
+    expect(statSync(backup).mode & 0o777).toBe(0o600)
+    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+    const { userId } = (await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'L'])).json
+    await authd(['users', 'invite', userId])
+    const mailDir = join(dir, 'mail')
+    expect(statSync(mailDir).mode & 0o777).toBe(0o700)
+    const [eml] = readdirSync(mailDir)
+    expect(statSync(join(mailDir, eml!)).mode & 0o777).toBe(0o600)
+    const r = await authd(['--json', 'doctor'])
+    expect(statusOf(r.json)['mail directory permissions']).toBe('ok')
+  })
+
+  it('warns about a mail file that other users can read', async () => {
+    await authd(['migrate'])
+    mkdirSync(join(dir, 'mail'), { mode: 0o700 })
+    writeFileSync(join(dir, 'mail', 'm.eml'), 'OTP', { mode: 0o644 })
+    const r = await authd(['--json', 'doctor'])
+    expect(r.json.find((f: any) => f.check === 'mail directory permissions')).toMatchObject({ status: 'warn', fix: `chmod go-rwx ${join(dir, 'mail', 'm.eml')}` })
   })
 
   it('reports a healthy installation, with SMTP reachable', async () => {
@@ -52,7 +72,7 @@ describe('authd doctor', () => {
     const r = await authd(['doctor'], { env: { AUTHD_SMTP_URL: 'smtp://127.0.0.1:1', AUTHD_HOST: '0.0.0.0', AUTHD_METRICS_ADDR: '0.0.0.0:9464' } })
     expect(r.code).toBe(1)
     expect(r.stdout).toContain(`! data directory permissions: ${dir} is 755`)
-    expect(r.stdout).toContain(`    fix: chmod 700 ${dir}`)
+    expect(r.stdout).toContain(`    fix: chmod go-rwx ${dir}`)
     expect(r.stdout).toContain('✗ smtp: cannot reach the SMTP server')
     expect(r.stdout).toContain('! transport: listening on 0.0.0.0')
     expect(r.stdout).toContain('! signing key: no signing key yet')

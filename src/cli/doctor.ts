@@ -1,7 +1,8 @@
 // `authd doctor`: checks an installation and says what to fix. Each check is independent,
 // so one broken piece does not hide the others.
 import { Database } from 'bun:sqlite'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Config } from '../config'
 import { migrationStatus } from '../db/migrate'
@@ -60,14 +61,29 @@ function databaseChecks(config: Config): Finding[] {
 }
 
 function permissionChecks(config: Config): Finding[] {
+  const mailDir = join(config.dataDir, 'mail')
+  const mailFiles = existsSync(mailDir) ? readdirSync(mailDir).map((name) => join(mailDir, name)) : []
+  const walFiles = [`${config.databasePath}-wal`, `${config.databasePath}-shm`]
+  const checks: Array<[string, string[]]> = [
+    ['data directory', [config.dataDir]],
+    ['database file', [config.databasePath, ...walFiles]],
+    // .eml files hold OTPs and setup tokens when no SMTP is configured.
+    ['mail directory', [mailDir, ...mailFiles]],
+  ]
   const findings: Finding[] = []
-  for (const [what, path] of [['data directory', config.dataDir], ['database file', config.databasePath]] as const) {
-    if (!existsSync(path)) continue
-    const mode = statSync(path).mode & 0o777
+  for (const [what, paths] of checks) {
+    const present = paths.filter((path) => existsSync(path))
+    if (present.length === 0) continue
+    const open = present.map((path) => ({ path, mode: statSync(path).mode & 0o777 })).filter(({ mode }) => (mode & 0o077) !== 0)
     findings.push(
-      (mode & 0o007) === 0
-        ? { check: `${what} permissions`, status: 'ok', detail: `${path} is ${mode.toString(8)}` }
-        : { check: `${what} permissions`, status: 'warn', detail: `${path} is ${mode.toString(8)}: readable by every user of this machine (it holds the signing keys)`, fix: `chmod ${what === 'data directory' ? '700' : '600'} ${path}` },
+      open.length === 0
+        ? { check: `${what} permissions`, status: 'ok', detail: `${present[0]} is owner-only` }
+        : {
+            check: `${what} permissions`,
+            status: 'warn',
+            detail: `${open.map(({ path, mode }) => `${path} is ${mode.toString(8)}`).join(', ')}: readable by other users of this machine (it holds secrets)`,
+            fix: `chmod go-rwx ${open.map(({ path }) => path).join(' ')}`,
+          },
     )
   }
   return findings

@@ -1,6 +1,6 @@
 // Opens the SQLite database with the durability and concurrency settings authd relies on.
 import { Database } from 'bun:sqlite'
-import { chmodSync, existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
@@ -8,11 +8,10 @@ import * as schema from './schema'
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
 export function openDatabase(path: string): Db {
-  const isNew = path !== ':memory:' && !existsSync(path)
-  // The database holds signing keys and hashes: only the owner may read it.
+  // The database holds signing keys and hashes: only the owner may read it. The file is
+  // created 600 by the process umask (main.ts), never chmod-ed after the fact.
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const sqlite = new Database(path, { create: true, strict: true })
-  if (isNew) chmodSync(path, 0o600)
   // WAL lets readers run beside the one writer; synchronous=FULL makes every commit survive
   // power loss (a spent OTP or a revoked token must not come back); the busy timeout lets
   // the CLI and the server wait for each other's write lock instead of failing.
