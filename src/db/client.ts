@@ -12,12 +12,14 @@ export function openDatabase(path: string): Db {
   // created 600 by the process umask (main.ts), never chmod-ed after the fact.
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const sqlite = new Database(path, { create: true, strict: true })
-  // WAL lets readers run beside the one writer; synchronous=FULL makes every commit survive
-  // power loss (a spent OTP or a revoked token must not come back); the busy timeout lets
-  // the CLI and the server wait for each other's write lock instead of failing.
+  // The busy timeout comes first: switching a new database to WAL takes an exclusive lock,
+  // and a second process starting at the same moment (another `authd serve`, or the CLI)
+  // must wait for it rather than fail with "database is locked". WAL lets readers run beside
+  // the one writer; synchronous=FULL makes every commit survive power loss (a spent OTP or a
+  // revoked token must not come back).
+  sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = FULL')
-  sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA foreign_keys = ON')
   return drizzle({ client: sqlite, schema }) as Db
 }
