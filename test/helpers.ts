@@ -1,4 +1,5 @@
 // Shared test set-up: each test builds its own app over a fresh SQLite file in a temp dir.
+import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -132,6 +133,21 @@ export async function toResult(response: Response): Promise<CallResult> {
   const setCookie = response.headers.get('set-cookie')
   const match = setCookie ? /(?:^|,\s*)refreshToken=([^;]*)/.exec(setCookie) : null
   return { status: response.status, headers: response.headers, text, json, refreshCookie: match?.[1], setCookie }
+}
+
+/** Requests a password-reset OTP for `email` (a minute later, past the per-address limit) and
+ *  reads the code from the queued mail, as stored in the outbox before delivery. */
+export async function requestOtp(ctx: TestContext, email: string): Promise<string> {
+  ctx.clock.advance(61)
+  await ctx.call('GET', `/api/v1/auth/forgot-password/${encodeURIComponent(email)}`)
+  const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+  try {
+    const row = db.query("SELECT text_body FROM mail_outbox WHERE kind = 'password-reset-otp' AND recipient = ? ORDER BY created_at DESC LIMIT 1").get(email) as { text_body: string } | null
+    if (!row) throw new Error(`no OTP mail queued for ${email}`)
+    return /\b(\d{6})\b/.exec(row.text_body)![1]!
+  } finally {
+    db.close()
+  }
 }
 
 /** Logs the user in and returns the refresh cookie value. */

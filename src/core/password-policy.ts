@@ -20,9 +20,19 @@ let blocklist: Promise<Set<string>> | undefined
 const loadBlocklist = () =>
   (blocklist ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'])))
 
+/**
+ * The password as it is hashed and compared: NFKC. A string with an unpaired surrogate (JSON
+ * can carry one: "\ud800") is refused, not hashed: its UTF-8 encoding would replace it with
+ * U+FFFD, so different passwords would hash the same.
+ */
+export function normalisePassword(password: string): string {
+  if (!password.isWellFormed()) throw badRequest('Password must be valid Unicode text (it contains an unpaired surrogate)')
+  return password.normalize('NFKC')
+}
+
 /** Returns the normalised password to hash, or throws a 400 naming the rule that failed. */
 export async function checkPasswordPolicy(password: string, minLength: number, context: PasswordContext): Promise<string> {
-  const normalised = password.normalize('NFKC')
+  const normalised = normalisePassword(password)
   const length = [...normalised].length
   if (length < minLength) throw badRequest(`Password must be at least ${minLength} characters long`)
   if (length > PASSWORD_MAX_LENGTH) throw badRequest(`Password must be at most ${PASSWORD_MAX_LENGTH} characters long`)

@@ -7,6 +7,7 @@ import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { forbidden, unauthorized, type AppError } from './errors'
 import { assertNotLimited, recordOutcomes, type Outcome, type Rule } from './limits'
+import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
@@ -46,7 +47,7 @@ export async function login(
   }
   const record = (result: Outcome['result']) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })))
 
-  const password = input.password.normalize('NFKC')
+  const password = normalisePassword(input.password)
   const user = await deps.store.users.findByEmail(tenant.id, email)
   const verified = user?.passwordHash
     ? await deps.hasher.verify(password, user.passwordHash)

@@ -1,10 +1,9 @@
 // Abuse limits (product spec §9, §9a): each promise, named after it.
 import { afterEach, describe, expect, it } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { openRuntime } from '../../src/runtime'
 import { createApp } from '../../src/server/app'
 import { silentLogger } from '../../src/log'
-import { createTestContext, PASSWORD, type CallResult, type TestContext } from '../helpers'
+import { createTestContext, PASSWORD, requestOtp as requestOtpFor, type CallResult, type TestContext } from '../helpers'
 
 let ctx: TestContext
 afterEach(() => ctx?.close())
@@ -165,15 +164,7 @@ describe('failed OTP tries are counted per account across OTPs (NIST)', () => {
   it('after 20 wrong codes, change-password is refused for 15 minutes, even with a new, right code', async () => {
     ctx = await createTestContext({ AUTHD_PASSWORD_IP_PER_10MIN: '1000' })
     const { email } = await ctx.addUser()
-    /** Requests a new OTP and reads the code from the queued mail, as stored. */
-    const requestOtp = async (): Promise<string> => {
-      ctx.clock.advance(61)
-      await ctx.call('GET', `/api/v1/auth/forgot-password/${email}`)
-      const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
-      const row = db.query("SELECT text_body FROM mail_outbox WHERE kind = 'password-reset-otp' ORDER BY created_at DESC LIMIT 1").get() as { text_body: string }
-      db.close()
-      return /\b(\d{6})\b/.exec(row.text_body)![1]!
-    }
+    const requestOtp = () => requestOtpFor(ctx, email)
     const change = (otp: string) => ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp, newPassword: 'a fresh passphrase here' } })
     for (let round = 0; round < 4; round++) {
       const right = await requestOtp()
