@@ -13,7 +13,6 @@ export interface Config {
   /** Where clients reach authd; its origin is trusted by the Origin check. */
   publicUrl: string
   issuer: string
-  audience: string
   accessTokenTtlSec: number
   refreshTtlSec: number
   refreshRememberTtlSec: number
@@ -192,6 +191,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   })
 
+  if (env.AUTHD_AUDIENCE) {
+    throw new ConfigError('AUTHD_AUDIENCE is replaced by one audience per tenant: unset it, and use `authd tenants update ID --audience A` to keep an old value')
+  }
+
   return {
     port,
     host,
@@ -199,7 +202,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePath: databasePathFrom(overrides.databaseUrl ?? env.AUTHD_DATABASE_URL, dataDir),
     publicUrl,
     issuer: read('AUTHD_ISSUER', publicUrl, str),
-    audience: read('AUTHD_AUDIENCE', 'authd', str),
     accessTokenTtlSec: read('AUTHD_ACCESS_TOKEN_TTL', 15 * 60, parseDuration),
     refreshTtlSec: read('AUTHD_REFRESH_TTL', 86400, parseDuration),
     refreshRememberTtlSec: read('AUTHD_REFRESH_REMEMBER_TTL', 30 * 86400, parseDuration),

@@ -44,10 +44,20 @@ describe('authd CLI', () => {
 
   it('tenants create | list | disable | enable, with the --json shapes of the spec', async () => {
     const tenant = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme']))
-    expect(tenant).toEqual({ tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme' })
+    expect(tenant).toEqual({ tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', audience: `urn:authd:tenant:${tenant.tenantId}` })
     expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, disabled: false, createdAt: expect.any(String) }])
     expect(ok(await authd(['--json', 'tenants', 'disable', tenant.tenantId])).disabled).toBe(true)
     expect(ok(await authd(['--json', 'tenants', 'enable', tenant.tenantId])).disabled).toBe(false)
+  })
+
+  it("tenants create --audience and tenants update --audience set the tokens' aud; one audience per tenant", async () => {
+    const a = ok(await authd(['--json', 'tenants', 'create', '--name', 'A', '--audience', 'https://api.a.example']))
+    expect(a.audience).toBe('https://api.a.example')
+    const b = ok(await authd(['--json', 'tenants', 'create', '--name', 'B']))
+    expect(ok(await authd(['--json', 'tenants', 'update', b.tenantId, '--audience', 'https://api.b.example'])).audience).toBe('https://api.b.example')
+    const taken = await authd(['tenants', 'update', b.tenantId, '--audience', 'https://api.a.example'])
+    expect({ code: taken.code, stderr: taken.stderr }).toEqual({ code: 1, stderr: 'authd: Audience https://api.a.example belongs to another tenant\n' })
+    expect((await authd(['tenants', 'create', '--name', 'C', '--audience', 'has space'])).stderr).toBe('authd: Audience must be 1 to 200 printable ASCII characters without spaces\n')
   })
 
   it('api-keys create prints the key once; list shows only its prefix; revoke marks it', async () => {

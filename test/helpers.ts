@@ -76,7 +76,7 @@ export async function createTestContext(env: Record<string, string> = {}, config
   const clock = new TestClock()
   const runtime = await openRuntime(config, { clock })
   const app = createApp(runtime, silentLogger)
-  const tenant = await createTenant(runtime, 'Acme')
+  const tenant = await createTenant(runtime, { name: 'Acme' })
   const { key } = await createApiKey(runtime, { tenantId: tenant.id })
   let userCount = 0
 

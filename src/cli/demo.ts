@@ -16,7 +16,7 @@ export interface DemoAccount {
 /** Seeds the demo account when there are no tenants yet; null when the database has data. */
 export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoAccount | null> {
   if ((await runtime.store.tenants.list()).length > 0) return null
-  const tenant = await createTenant(runtime, 'Demo')
+  const tenant = await createTenant(runtime, { name: 'Demo' })
   const { key } = await createApiKey(runtime, { tenantId: tenant.id, name: 'demo' })
   const email = 'demo@example.com'
   let password: string

@@ -8,6 +8,7 @@ import type { User } from './types'
 
 export interface AccessTokenSettings {
   issuer: string
+  /** The tenant's audience (core/tenants.ts). */
   audience: string
   ttlSec: number
 }

@@ -32,6 +32,7 @@ export type AuditType =
   | 'users.imported'
   | 'sessions.revoked'
   | 'tenant.created'
+  | 'tenant.updated'
   | 'tenant.disabled'
   | 'tenant.enabled'
   | 'api_key.created'

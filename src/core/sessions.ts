@@ -158,8 +158,8 @@ async function issueSession(
   refreshExpiresAt: number,
   now: number,
 ): Promise<Session> {
-  const { issuer, audience, accessTokenTtlSec } = deps.config
-  const accessToken = signAccessToken(await deps.keyRing.signingKey(), { issuer, audience, ttlSec: accessTokenTtlSec }, user, now)
+  const { issuer, accessTokenTtlSec } = deps.config
+  const accessToken = signAccessToken(await deps.keyRing.signingKey(), { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, now)
   return {
     accessToken,
     user: toPublicUser(user, tenant),

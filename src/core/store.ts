@@ -5,7 +5,10 @@
 import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
-  insert(tenant: Tenant): Promise<void>
+  /** False when another tenant has this audience. */
+  insert(tenant: Tenant): Promise<boolean>
+  /** The tenant after the change, null if there is none; throws a conflict for a taken audience. */
+  setAudience(id: string, audience: string): Promise<Tenant | null | 'audience-taken'>
   get(id: string): Promise<Tenant | null>
   list(): Promise<Tenant[]>
   setDisabledAt(id: string, disabledAt: number | null): Promise<Tenant | null>

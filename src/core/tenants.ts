@@ -1,6 +1,6 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { badRequest, notFound } from './errors'
+import { badRequest, conflict, notFound } from './errors'
 import type { Tenant } from './types'
 
 export function validateName(field: string, raw: unknown): string {
@@ -9,10 +9,38 @@ export function validateName(field: string, raw: unknown): string {
   return value
 }
 
-export async function createTenant(deps: Pick<Deps, 'store' | 'clock'>, name: string, actor: Actor = CLI_ACTOR): Promise<Tenant> {
-  const tenant: Tenant = { id: Bun.randomUUIDv7(), name: validateName('Tenant name', name), createdAt: deps.clock.now(), disabledAt: null }
-  await deps.store.tenants.insert(tenant)
-  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id })
+/** Every tenant's tokens carry an audience of their own, so a resource server that checks
+ *  `aud` never accepts another tenant's token. By default it is derived from the tenant id. */
+export const defaultAudience = (tenantId: string) => `urn:authd:tenant:${tenantId}`
+
+export function validateAudience(raw: unknown): string {
+  const value = typeof raw === 'string' ? raw.trim() : ''
+  if (!/^[\x21-\x7e]{1,200}$/.test(value)) throw badRequest('Audience must be 1 to 200 printable ASCII characters without spaces')
+  return value
+}
+
+const audienceTaken = (audience: string) => conflict(`Audience ${audience} belongs to another tenant`)
+
+export async function createTenant(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  input: { name: string; audience?: string },
+  actor: Actor = CLI_ACTOR,
+): Promise<Tenant> {
+  const id = Bun.randomUUIDv7()
+  const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience)
+  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience }
+  if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(audience)
+  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience } })
+  return tenant
+}
+
+/** `authd tenants update ID --audience A`: tokens issued from now on carry the new audience. */
+export async function setTenantAudience(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, audience: string, actor: Actor = CLI_ACTOR): Promise<Tenant> {
+  const value = validateAudience(audience)
+  const tenant = await deps.store.tenants.setAudience(tenantId, value)
+  if (tenant === 'audience-taken') throw audienceTaken(value)
+  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  await audit(deps, 'tenant.updated', actor, { tenantId, detail: { audience: value } })
   return tenant
 }
 

@@ -12,6 +12,8 @@ export interface Tenant {
   name: string
   createdAt: number
   disabledAt: number | null
+  /** The `aud` claim of this tenant's access tokens. */
+  audience: string
 }
 
 export interface ApiKey {

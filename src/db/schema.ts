@@ -3,12 +3,18 @@
 // by drizzle-kit (`npm run db:generate`).
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
-export const tenants = sqliteTable('tenants', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  createdAt: integer('created_at').notNull(),
-  disabledAt: integer('disabled_at'),
-})
+export const tenants = sqliteTable(
+  'tenants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    createdAt: integer('created_at').notNull(),
+    disabledAt: integer('disabled_at'),
+    /** The `aud` of this tenant's access tokens: one tenant's token never passes another's check. */
+    audience: text('audience').notNull().default(''),
+  },
+  (t) => [uniqueIndex('tenants_audience_idx').on(t.audience)],
+)
 
 export const apiKeys = sqliteTable(
   'api_keys',

@@ -54,7 +54,21 @@ export function createSqliteStore(db: Db): Store {
   return {
     tenants: {
       async insert(tenant: Tenant) {
-        db.insert(tenants).values(tenant).run()
+        try {
+          db.insert(tenants).values(tenant).run()
+          return true
+        } catch (error) {
+          if (isUniqueViolation(error)) return false
+          throw error
+        }
+      },
+      async setAudience(id, audience) {
+        try {
+          return db.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning().get() ?? null
+        } catch (error) {
+          if (isUniqueViolation(error)) return 'audience-taken'
+          throw error
+        }
       },
       async get(id) {
         return q.tenantById.get({ id }) ?? null

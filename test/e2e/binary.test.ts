@@ -48,12 +48,12 @@ describe('dist/authd end to end', () => {
 
       // Any service can verify the access token from the JWKS alone.
       const jwks = createRemoteJWKSet(new URL(`${api}/.well-known/jwks.json`))
-      const { payload } = await jwtVerify(first.json.data.response.accessToken, jwks, { issuer: url, audience: 'authd' })
+      const { payload } = await jwtVerify(first.json.data.response.accessToken, jwks, { issuer: url, audience: `urn:authd:tenant:${tenantId}` })
       expect(payload).toMatchObject({ sub: user.userId, tid: tenantId, email: 'ada@example.com', type: 'user' })
 
       const rotated = await refresh(first.refreshCookie!)
       expect(rotated.status).toBe(201)
-      await jwtVerify(rotated.json.data.response.accessToken, jwks, { issuer: url, audience: 'authd' })
+      await jwtVerify(rotated.json.data.response.accessToken, jwks, { issuer: url, audience: `urn:authd:tenant:${tenantId}` })
 
       // A spent token after the (1 s) grace period: 401, and the family is revoked.
       await Bun.sleep(1500)

@@ -36,7 +36,7 @@ describe('POST /login', () => {
     const jwks = (await ctx.call('GET', '/api/v1/auth/.well-known/jwks.json')).json
     const { payload, protectedHeader } = await jwtVerify(res.json.data.response.accessToken, createLocalJWKSet(jwks), {
       issuer: ctx.runtime.config.issuer,
-      audience: 'authd',
+      audience: `urn:authd:tenant:${ctx.tenantId}`,
     })
     expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: jwks.keys[0].kid })
     expect(payload).toMatchObject({ sub: userId, tid: ctx.tenantId, type: 'user', email })

@@ -86,7 +86,7 @@ describe('POST /setup-password', () => {
   })
 
   it("answers 401 for another tenant's token", async () => {
-    const other = await createTenant(ctx.runtime, 'Other')
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
     const { token } = await invited({ tenantId: other.id })
     expect((await setup(token)).json).toEqual(unauthorized)
   })

@@ -94,7 +94,7 @@ describe('change-password does not reveal whether an address is registered', () 
 
 describe("setup-password does not reveal another tenant's tokens", () => {
   it("answers another tenant's valid token exactly as an unknown token", async () => {
-    const other = await createTenant(ctx.runtime, 'Other')
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
     const { setupToken } = await createUser(ctx.runtime, { tenantId: other.id, email: 'x@example.com', firstName: 'X', lastName: 'Y' })
     const call = (token: string) => ctx.call('POST', '/api/v1/auth/setup-password', { body: { password: PASSWORD }, headers: { authorization: `Bearer ${token}` } })
     expect(visible(await call(setupToken!.token))).toEqual(visible(await call('A'.repeat(43))))

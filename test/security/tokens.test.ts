@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHmac, generateKeyPairSync } from 'node:crypto'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
 import { signAccessToken } from '../../src/core/access-tokens'
-import { createTestContext, loginFor, type TestContext } from '../helpers'
+import { createApiKey } from '../../src/core/api-keys'
+import { createTenant } from '../../src/core/tenants'
+import { createUser } from '../../src/core/users'
+import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
 
 let ctx: TestContext
 let token: string
@@ -19,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close())
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
-const verify = (jwt: string) => jwtVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['ES256'], issuer: ctx.runtime.config.issuer, audience: 'authd' })
+const verify = (jwt: string) => jwtVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['ES256'], issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}` })
 
 describe('access tokens', () => {
   it('are ES256 JWTs with a kid and no key-location headers (jku, x5u, jwk)', async () => {
@@ -37,7 +40,7 @@ describe('access tokens', () => {
     ['signed by another key under our kid', () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
       const user = { id: 'u', tenantId: 't', type: 'admin', email: 'x@example.com' } as never
-      return signAccessToken({ kid: jwks.keys[0]!.kid!, privateKey }, { issuer: ctx.runtime.config.issuer, audience: 'authd', ttlSec: 900 }, user, Date.now())
+      return signAccessToken({ kid: jwks.keys[0]!.kid!, privateKey }, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, Date.now())
     }],
     ['HS256 keyed with our public key (key confusion)', () => {
       const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: jwks.keys[0]!.kid })}.${token.split('.')[1]}`
@@ -46,10 +49,21 @@ describe('access tokens', () => {
     ['expired', async () => {
       const key = await ctx.runtime.keyRing.signingKey()
       const user = (await ctx.runtime.store.users.list(ctx.tenantId))[0]!
-      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: 'authd', ttlSec: 900 }, user, Date.now() - 16 * 60 * 1000)
+      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, Date.now() - 16 * 60 * 1000)
     }],
   ])('are refused when %s', async (_, make) => {
     await expect(verify(await make())).rejects.toThrow()
+  })
+
+  it("of one tenant fail another tenant's audience check", async () => {
+    const other = await createTenant(ctx.runtime, { name: 'Other', audience: 'https://api.other.example' })
+    const { key } = await createApiKey(ctx.runtime, { tenantId: other.id })
+    await createUser(ctx.runtime, { tenantId: other.id, email: 'o@example.com', firstName: 'O', lastName: 'P', password: PASSWORD })
+    const otherToken = (await ctx.call('POST', '/api/v1/auth/login', { apiKey: key, body: { email: 'o@example.com', password: PASSWORD } })).json.data.response.accessToken
+    const check = (jwt: string, audience: string) => jwtVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['ES256'], issuer: ctx.runtime.config.issuer, audience })
+    expect((await check(otherToken, 'https://api.other.example')).payload.tid).toBe(other.id)
+    await expect(check(otherToken, `urn:authd:tenant:${ctx.tenantId}`)).rejects.toThrow('unexpected "aud" claim value')
+    await expect(check(token, 'https://api.other.example')).rejects.toThrow('unexpected "aud" claim value')
   })
 
   it('the JWKS publishes only public keys, each pinned to ES256 and signature use', () => {

@@ -45,6 +45,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AUTHD_CORS_ORIGINS: '*' })).toThrow(ConfigError)
   })
 
+  it('refuses AUTHD_AUDIENCE, replaced by one audience per tenant, saying what to do', () => {
+    expect(() => loadConfig({ AUTHD_AUDIENCE: 'authd' })).toThrow('authd tenants update ID --audience')
+  })
+
   it.each([
     ['AUTHD_PORT', '70000'],
     ['AUTHD_PORT', 'http'],

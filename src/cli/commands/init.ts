@@ -80,7 +80,7 @@ export function registerInit(program: Command, env: Env) {
           }
         }
 
-        const tenant = await createTenant(runtime, tenantName)
+        const tenant = await createTenant(runtime, { name: tenantName })
         const { apiKey, key } = await createApiKey(runtime, { tenantId: tenant.id, name: 'default' })
         const { user } = await createUser(runtime, { tenantId: tenant.id, email, firstName, lastName, type: 'admin', password })
         const invitation = password === undefined ? await inviteUser(runtime, user.id) : undefined

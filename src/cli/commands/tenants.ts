@@ -1,11 +1,11 @@
 import type { Command } from 'commander'
-import { createTenant, setTenantDisabled } from '../../core/tenants'
+import { createTenant, setTenantAudience, setTenantDisabled } from '../../core/tenants'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, required, table } from '../io'
 import type { Env } from '../index'
 
-const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
+const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
 
 export function registerTenants(program: Command, env: Env) {
   const tenants = program.command('tenants').description('create, list, disable and enable tenants')
@@ -14,11 +14,22 @@ export function registerTenants(program: Command, env: Env) {
     .command('create')
     .description('create a tenant')
     .option('--name <name>', 'the tenant name')
-    .action(async (opts: { name?: string }, cmd: Command) => {
+    .option('--audience <aud>', "the aud claim of the tenant's access tokens (default urn:authd:tenant:<tenantId>)")
+    .action(async (opts: { name?: string; audience?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const name = await required(ctx.out, opts.name, '--name', 'Tenant name')
-      const tenant = await ctx.withRuntime((rt) => createTenant(rt, name))
-      ctx.out.result({ tenantId: tenant.id, name: tenant.name }, () => `created tenant ${tenant.name} (${tenant.id})`)
+      const tenant = await ctx.withRuntime((rt) => createTenant(rt, { name, audience: opts.audience }))
+      ctx.out.result({ tenantId: tenant.id, name: tenant.name, audience: tenant.audience }, () => `created tenant ${tenant.name} (${tenant.id}), token audience ${tenant.audience}`)
+    })
+
+  tenants
+    .command('update <tenantId>')
+    .description("change a tenant's settings")
+    .requiredOption('--audience <aud>', "the aud claim of the tenant's access tokens from now on")
+    .action(async (tenantId: string, opts: { audience: string }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const tenant = view(await ctx.withRuntime((rt) => setTenantAudience(rt, tenantId, opts.audience)))
+      ctx.out.result(tenant, () => `tenant ${tenant.name} (${tenant.tenantId}): token audience ${tenant.audience}`)
     })
 
   tenants
@@ -27,7 +38,7 @@ export function registerTenants(program: Command, env: Env) {
     .action(async (_: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const rows = (await ctx.withRuntime((rt) => rt.store.tenants.list())).map(view)
-      ctx.out.result(rows, () => table(rows, ['tenantId', 'name', 'disabled', 'createdAt']))
+      ctx.out.result(rows, () => table(rows, ['tenantId', 'name', 'audience', 'disabled', 'createdAt']))
     })
 
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
