@@ -38,6 +38,7 @@ export type AuditType =
   | 'api_key.created'
   | 'api_key.revoked'
   | 'signing_key.rotated'
+  | 'signing_key.revoked'
 
 /** a***@example.com: enough to tell addresses apart in an investigation, not to harvest them. */
 export function maskEmail(email: string): string {

@@ -9,6 +9,7 @@ import { forbidden, unauthorized, type AppError } from './errors'
 import { assertNotLimited, recordOutcomes, type Outcome, type Rule } from './limits'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
+import type { ActiveSigningKey } from './signing-keys'
 import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
 
@@ -80,10 +81,11 @@ export async function login(
     revokedReason: null,
   }
   const refreshToken = randomToken(32)
-  const tokenRecord = newTokenRecord(deps, family, refreshToken, now)
+  const signingKey = await deps.keyRing.signingKey()
+  const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now)
   await deps.store.sessions.createFamily(family, tokenRecord)
   await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe } })
-  return issueSession(deps, user, tenant, refreshToken, tokenRecord.expiresAt, now)
+  return issueSession(deps, signingKey, user, tenant, refreshToken, tokenRecord.expiresAt, now)
 }
 
 export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor): Promise<Session> {
@@ -104,16 +106,17 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
   // The successor is derived from the presented token with a server-side key, so only its
   // hash is stored and yet every presentation within the grace period yields the same one.
   const successor = hmacSha256(deps.serverKeys.refreshSuccessor, presented)
+  const signingKey = await deps.keyRing.signingKey()
   if (token.spentAt === null) {
     // Losing this race to a concurrent refresh of the same token needs no special case: the
     // winner spent it just now, well within the grace period, and stored this same successor.
-    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, now))
+    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
     await audit(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } })
     throw unauthorized()
   }
-  return issueSession(deps, user, tenant, successor, tokenExpiresAt(deps, family, now), now)
+  return issueSession(deps, signingKey, user, tenant, successor, tokenExpiresAt(deps, family, now), now)
 }
 
 /** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
@@ -139,7 +142,7 @@ function tokenExpiresAt(deps: Pick<Deps, 'config'>, family: RefreshFamily, now: 
   return Math.min(now + ttlSec * 1000, family.expiresAt)
 }
 
-function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, now: number): RefreshToken {
+function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, accessKid: string, now: number): RefreshToken {
   return {
     id: Bun.randomUUIDv7(),
     familyId: family.id,
@@ -147,11 +150,13 @@ function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token
     createdAt: now,
     expiresAt: tokenExpiresAt(deps, family, now),
     spentAt: null,
+    accessKid,
   }
 }
 
 async function issueSession(
   deps: SessionDeps,
+  signingKey: ActiveSigningKey,
   user: User,
   tenant: Tenant,
   refreshToken: string,
@@ -159,7 +164,7 @@ async function issueSession(
   now: number,
 ): Promise<Session> {
   const { issuer, accessTokenTtlSec } = deps.config
-  const accessToken = signAccessToken(await deps.keyRing.signingKey(), { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, now)
+  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, now)
   return {
     accessToken,
     user: toPublicUser(user, tenant),

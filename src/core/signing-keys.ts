@@ -5,6 +5,7 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:cryp
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Clock } from './clock'
 import type { Deps } from './deps'
+import { notFound } from './errors'
 import { randomToken } from './secrets'
 import type { SigningKeyStore } from './store'
 import type { JsonWebKey, SigningKeyRecord } from './types'
@@ -19,6 +20,7 @@ export function generateSigningKey(now: number): SigningKeyRecord {
     privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     createdAt: now,
     retiredAt: null,
+    revokedAt: null,
   }
 }
 
@@ -35,10 +37,38 @@ export async function rotateKeys(deps: Pick<Deps, 'store' | 'clock'>, actor: Act
   return key
 }
 
-/** Still published: active, or retired recently enough that tokens it signed may be live. */
-export function isPublished(key: SigningKeyRecord, now: number, accessTokenTtlSec: number): boolean {
-  return key.retiredAt === null || key.retiredAt + accessTokenTtlSec * 1000 > now
+/**
+ * `authd keys revoke KID`, for a leaked key: out of the JWKS at once (so no verifier that
+ * refetches it accepts a token the key signed, genuine or forged), a new active key if it was
+ * the active one, and every session it signed an access token for ended. Servers re-read the
+ * key ring every KEY_RING_RELOAD_MS, so one may still sign with the key until then: the
+ * sessions are swept once more after that interval has passed.
+ */
+export async function revokeSigningKey(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  kid: string,
+  actor: Actor = CLI_ACTOR,
+  settleMs = KEY_RING_RELOAD_MS + 1000,
+): Promise<{ kid: string; replacementKid: string | null; sessionsRevoked: number }> {
+  const key = (await deps.store.signingKeys.list()).find((k) => k.kid === kid)
+  if (!key) throw notFound(`Signing key not found: ${kid}`)
+  const replacement = key.retiredAt === null && key.revokedAt === null ? generateSigningKey(deps.clock.now()) : null
+  const first = await deps.store.signingKeys.revoke(kid, deps.clock.now(), replacement)
+  if (!first) throw notFound(`Signing key not found: ${kid}`)
+  await Bun.sleep(settleMs)
+  const late = await deps.store.signingKeys.revokeSessionsSignedBy(kid, deps.clock.now())
+  const sessionsRevoked = first.sessionsRevoked + late
+  await audit(deps, 'signing_key.revoked', actor, { detail: { kid, replacementKid: replacement?.kid ?? null, sessionsRevoked } })
+  return { kid, replacementKid: replacement?.kid ?? null, sessionsRevoked }
 }
+
+/** Still published: not revoked, and active or retired recently enough that tokens it signed may be live. */
+export function isPublished(key: SigningKeyRecord, now: number, accessTokenTtlSec: number): boolean {
+  return key.revokedAt === null && (key.retiredAt === null || key.retiredAt + accessTokenTtlSec * 1000 > now)
+}
+
+/** How often a server re-reads the key ring for signing (a rotation by the CLI or another instance). */
+export const KEY_RING_RELOAD_MS = 5000
 
 export interface ActiveSigningKey {
   kid: string
@@ -58,7 +88,7 @@ export class KeyRing {
     private readonly store: SigningKeyStore,
     private readonly clock: Clock,
     private readonly accessTokenTtlSec: number,
-    private readonly reloadMs = 5000,
+    private readonly reloadMs = KEY_RING_RELOAD_MS,
   ) {}
 
   /** Makes sure a signing key exists (the first start creates one). */
@@ -75,15 +105,16 @@ export class KeyRing {
     return this.active!
   }
 
+  /** Read fresh from the store every time: a revoked key leaves the JWKS at once. */
   async jwks(): Promise<{ keys: JsonWebKey[] }> {
-    if (this.clock.now() - this.loadedAt > this.reloadMs) await this.reload()
+    await this.reload()
     const now = this.clock.now()
     return { keys: this.records.filter((k) => isPublished(k, now, this.accessTokenTtlSec)).map((k) => k.publicJwk) }
   }
 
   private async reload(): Promise<void> {
     this.records = await this.store.list()
-    const newest = this.records.findLast((k) => k.retiredAt === null)
+    const newest = this.records.findLast((k) => k.retiredAt === null && k.revokedAt === null)
     if (newest && newest.kid !== this.active?.kid) {
       this.active = { kid: newest.kid, privateKey: createPrivateKey(newest.privateKeyPem) }
     } else if (!newest) {

@@ -89,6 +89,14 @@ export interface SigningKeyStore {
   /** Adds the new key and retires every other active key at the same instant. */
   insertAndRetireOthers(key: SigningKeyRecord): Promise<void>
   list(): Promise<SigningKeyRecord[]>
+  /**
+   * Marks the key revoked (and retired), adds `replacement` as the active key when given, and
+   * revokes every live session with a token whose access token the key signed; one
+   * transaction. Returns null for an unknown kid, else how many sessions it ended.
+   */
+  revoke(kid: string, now: number, replacement: SigningKeyRecord | null): Promise<{ sessionsRevoked: number } | null>
+  /** Revokes the live sessions with a token whose access token `kid` signed; returns how many. */
+  revokeSessionsSignedBy(kid: string, now: number): Promise<number>
 }
 
 export interface SessionStore {

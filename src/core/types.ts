@@ -55,6 +55,8 @@ export interface SigningKeyRecord {
   privateKeyPem: string
   createdAt: number
   retiredAt: number | null
+  /** Revoked as leaked: never published or used again. */
+  revokedAt: number | null
 }
 
 export interface RefreshFamily {
@@ -76,6 +78,8 @@ export interface RefreshToken {
   createdAt: number
   expiresAt: number
   spentAt: number | null
+  /** The kid that signed the access token issued beside this refresh token. */
+  accessKid: string | null
 }
 
 export interface PasswordResetOtp {

@@ -69,6 +69,8 @@ export const signingKeys = sqliteTable('signing_keys', {
   privateKeyPem: text('private_key_pem').notNull(),
   createdAt: integer('created_at').notNull(),
   retiredAt: integer('retired_at'),
+  /** Revoked (leaked): out of the JWKS at once, whatever tokens it signed. */
+  revokedAt: integer('revoked_at'),
 })
 
 export const refreshFamilies = sqliteTable(
@@ -95,6 +97,9 @@ export const refreshTokens = sqliteTable(
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
     spentAt: integer('spent_at'),
+    /** The kid that signed the access token issued with this refresh token: `keys revoke`
+     *  ends the sessions a leaked key signed for. */
+    accessKid: text('access_kid'),
   },
   (t) => [uniqueIndex('refresh_tokens_hash_idx').on(t.tokenHash), index('refresh_tokens_family_idx').on(t.familyId)],
 )

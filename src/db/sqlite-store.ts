@@ -2,7 +2,7 @@
 // builder halved refresh throughput in our measurements); writes that must be atomic run in
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
-import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
@@ -44,6 +44,15 @@ export function createSqliteStore(db: Db): Store {
       .where(and(eq(refreshTokens.id, p('id')), isNull(refreshTokens.spentAt)))
       .prepare(),
   }
+
+  const revokeFamiliesSignedBy = (kid: string, now: number) =>
+    changesOf(
+      db
+        .update(refreshFamilies)
+        .set({ revokedAt: now, revokedReason: 'signing-key-revoked' })
+        .where(and(isNull(refreshFamilies.revokedAt), inArray(refreshFamilies.id, db.select({ id: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.accessKid, kid)))))
+        .run(),
+    )
 
   const toSigningKey = (row: typeof signingKeys.$inferSelect): SigningKeyRecord => ({
     ...row,
@@ -165,6 +174,21 @@ export function createSqliteStore(db: Db): Store {
       },
       async list() {
         return db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt)).all().map(toSigningKey)
+      },
+      async revoke(kid, now, replacement) {
+        return immediate(() => {
+          const key = db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get()
+          if (!key) return null
+          db.update(signingKeys)
+            .set({ revokedAt: key.revokedAt ?? now, retiredAt: key.retiredAt ?? now })
+            .where(eq(signingKeys.kid, kid))
+            .run()
+          if (replacement) db.insert(signingKeys).values({ ...replacement, publicJwk: JSON.stringify(replacement.publicJwk) }).run()
+          return { sessionsRevoked: revokeFamiliesSignedBy(kid, now) }
+        })
+      },
+      async revokeSessionsSignedBy(kid, now) {
+        return revokeFamiliesSignedBy(kid, now)
       },
     },
 

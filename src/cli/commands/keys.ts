@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { isPublished, rotateKeys } from '../../core/signing-keys'
+import { isPublished, revokeSigningKey, rotateKeys } from '../../core/signing-keys'
 import { contextFrom } from '../context'
 import { isoTime, table } from '../io'
 import type { Env } from '../index'
@@ -17,6 +17,23 @@ export function registerKeys(program: Command, env: Env) {
     })
 
   keys
+    .command('revoke <kid>')
+    .description('emergency: remove a leaked key from the JWKS at once and end every session it signed an access token for')
+    .action(async (kid: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const result = await ctx.withRuntime((rt) => revokeSigningKey(rt, kid))
+      ctx.out.result(result, () =>
+        [
+          `revoked signing key ${result.kid}: it is out of the JWKS`,
+          result.replacementKid ? `new signing key ${result.replacementKid} is now active` : null,
+          `${result.sessionsRevoked} session(s) ended`,
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      )
+    })
+
+  keys
     .command('list')
     .description('list signing keys')
     .action(async (_: unknown, cmd: Command) => {
@@ -26,12 +43,13 @@ export function registerKeys(program: Command, env: Env) {
         return (await rt.store.signingKeys.list()).map((k) => ({
           kid: k.kid,
           alg: k.alg,
-          active: k.retiredAt === null,
+          active: k.retiredAt === null && k.revokedAt === null,
           published: isPublished(k, now, rt.config.accessTokenTtlSec),
           createdAt: isoTime(k.createdAt),
           retiredAt: isoTime(k.retiredAt),
+          revokedAt: isoTime(k.revokedAt),
         }))
       })
-      ctx.out.result(rows, () => table(rows, ['kid', 'alg', 'active', 'published', 'createdAt', 'retiredAt']))
+      ctx.out.result(rows, () => table(rows, ['kid', 'alg', 'active', 'published', 'createdAt', 'retiredAt', 'revokedAt']))
     })
 }

@@ -3,11 +3,13 @@ import journal from './meta/_journal.json'
 import m0 from './0000_init.sql' with { type: 'text' }
 import m1 from './0001_limits_and_audit.sql' with { type: 'text' }
 import m2 from './0002_tenant_audience.sql' with { type: 'text' }
+import m3 from './0003_key_revocation.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
   '0001_limits_and_audit': m1,
   '0002_tenant_audience': m2,
+  '0003_key_revocation': m3,
 }
 
 export { journal }

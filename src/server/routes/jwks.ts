@@ -5,6 +5,7 @@ import type { Deps } from '../../core/deps'
 
 export const jwksRoute = (deps: Pick<Deps, 'keyRing'>) =>
   new Elysia().get('/.well-known/jwks.json', async ({ set }) => {
-    set.headers['cache-control'] = 'public, max-age=300'
+    // Short: a revoked key must leave shared caches soon (verifiers refetch on an unknown kid).
+    set.headers['cache-control'] = 'public, max-age=60'
     return deps.keyRing.jwks()
   })

@@ -1,0 +1,2 @@
+ALTER TABLE `refresh_tokens` ADD `access_kid` text;--> statement-breakpoint
+ALTER TABLE `signing_keys` ADD `revoked_at` integer;
