@@ -11,6 +11,8 @@ export interface TenantStore {
   setAudience(id: string, audience: string): Promise<Tenant | null | 'audience-taken'>
   get(id: string): Promise<Tenant | null>
   list(): Promise<Tenant[]>
+  /** Disabling also ends every session of the tenant's users and spends their OTPs and setup
+   *  tokens, in the same transaction: enabling it again revives none of them. */
   setDisabledAt(id: string, disabledAt: number | null): Promise<Tenant | null>
 }
 
@@ -28,6 +30,8 @@ export interface UserStore {
   get(id: string): Promise<User | null>
   findByEmail(tenantId: string, email: string): Promise<User | null>
   list(tenantId: string): Promise<User[]>
+  /** Disabling also ends every session of the user and spends their OTPs and setup tokens,
+   *  in the same transaction. */
   setDisabledAt(id: string, disabledAt: number | null, now: number): Promise<User | null>
   setPasswordHash(id: string, passwordHash: string, now: number): Promise<void>
   /** Inserts all or none: false when any e-mail is taken in its tenant. */

@@ -125,10 +125,10 @@ export async function getUser(deps: Pick<Deps, 'store'>, userId: string): Promis
 
 export async function setUserDisabled(deps: Pick<Deps, 'store' | 'clock'>, userId: string, disabled: boolean, actor: Actor = CLI_ACTOR): Promise<User> {
   const now = deps.clock.now()
+  // Disabling ends the user's sessions now, not when their refresh tokens would have, and
+  // spends every OTP and setup token mailed before it.
   const user = await deps.store.users.setDisabledAt(userId, disabled ? now : null, now)
   if (!user) throw notFound(`User not found: ${userId}`)
-  // A disabled user's sessions end now, not when their refresh tokens would have.
-  if (disabled) await deps.store.sessions.revokeUserFamilies(userId, now, 'user-disabled')
   await audit(deps, disabled ? 'user.disabled' : 'user.enabled', actor, { tenantId: user.tenantId, userId })
   return user
 }

@@ -1,7 +1,7 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { OutboxMessage } from '../core/types'
 import type { Db } from './client'
-import { mailOutbox, refreshFamilies, setupTokens, users } from './schema'
+import { mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
 /** Runs `fn` in BEGIN IMMEDIATE: the write lock is taken up front, so the transaction
  *  waits (busy timeout) for another writer instead of failing half-way. */
@@ -14,17 +14,35 @@ export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed/.test(error.message)
 }
 
+/** Whose outstanding secrets to spend: one user, or every user of a tenant. */
+export type SecretsOwner = { userId: string } | { tenantId: string }
+
+/**
+ * Inside the caller's transaction: spends every outstanding password-reset OTP and setup
+ * token of the user (or tenant), so a secret mailed before an admin action (a password set
+ * by an admin, a disable) cannot be used after it.
+ */
+export function spendOutstandingSecrets(db: Db, owner: SecretsOwner, now: number) {
+  const ofOwner = <T extends typeof setupTokens.userId | typeof passwordResetOtps.userId>(column: T) =>
+    'userId' in owner ? eq(column, owner.userId) : inArray(column, db.select({ id: users.id }).from(users).where(eq(users.tenantId, owner.tenantId)))
+  db.update(setupTokens).set({ usedAt: now }).where(and(ofOwner(setupTokens.userId), isNull(setupTokens.usedAt))).run()
+  db.update(passwordResetOtps).set({ spentAt: now }).where(and(ofOwner(passwordResetOtps.userId), isNull(passwordResetOtps.spentAt))).run()
+}
+
+/** Inside the caller's transaction: revokes every live session of the user (or tenant); returns how many. */
+export function revokeSessionsOf(db: Db, owner: SecretsOwner, now: number, reason: string): number {
+  const ofOwner = 'userId' in owner ? eq(refreshFamilies.userId, owner.userId) : eq(refreshFamilies.tenantId, owner.tenantId)
+  return changesOf(db.update(refreshFamilies).set({ revokedAt: now, revokedReason: reason }).where(and(ofOwner, isNull(refreshFamilies.revokedAt))).run())
+}
+
 /**
  * What every new password brings, inside the caller's transaction: the hash stored, the
- * user's setup tokens spent, every session revoked, and the notice queued.
+ * user's setup tokens and OTPs spent, every session revoked, and the notice queued.
  */
 export function replacePasswordInTransaction(db: Db, input: { userId: string; passwordHash: string; now: number; reason: string; notice: OutboxMessage }) {
   const { userId, passwordHash, now, reason, notice } = input
   db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
-  db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
-  db.update(refreshFamilies)
-    .set({ revokedAt: now, revokedReason: reason })
-    .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
-    .run()
+  spendOutstandingSecrets(db, { userId }, now)
+  revokeSessionsOf(db, { userId }, now, reason)
   db.insert(mailOutbox).values(notice).run()
 }

@@ -3,7 +3,7 @@
 import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
 import type { PasswordResetStore, SetupTokenStore } from '../core/store'
 import type { Db } from './client'
-import { changesOf, immediate, replacePasswordInTransaction } from './helpers'
+import { changesOf, immediate, replacePasswordInTransaction, spendOutstandingSecrets } from './helpers'
 import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPasswordResetStore(db: Db): PasswordResetStore {
@@ -88,7 +88,7 @@ export function createSetupTokenStore(db: Db): SetupTokenStore {
       return immediate(db, () => {
         const set = db.update(users).set({ passwordHash, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.passwordHash))).run()
         if (changesOf(set) !== 1) return false
-        db.update(setupTokens).set({ usedAt: now }).where(and(eq(setupTokens.userId, userId), isNull(setupTokens.usedAt))).run()
+        spendOutstandingSecrets(db, { userId }, now)
         return true
       })
     },

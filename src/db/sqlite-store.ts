@@ -6,7 +6,7 @@ import { and, asc, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
-import { changesOf, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction } from './helpers'
+import { changesOf, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { migrationStatus } from './migrate'
 import { createAuditStore, createLimitStore } from './limit-audit-stores'
 import { createOutboxStore } from './outbox-store'
@@ -86,7 +86,14 @@ export function createSqliteStore(db: Db): Store {
         return db.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)).all()
       },
       async setDisabledAt(id, disabledAt) {
-        return db.update(tenants).set({ disabledAt }).where(eq(tenants.id, id)).returning().get() ?? null
+        return immediate(() => {
+          const tenant = db.update(tenants).set({ disabledAt }).where(eq(tenants.id, id)).returning().get() ?? null
+          if (tenant && disabledAt !== null) {
+            spendOutstandingSecrets(db, { tenantId: id }, disabledAt)
+            revokeSessionsOf(db, { tenantId: id }, disabledAt, 'tenant-disabled')
+          }
+          return tenant
+        })
       },
     },
 
@@ -143,7 +150,14 @@ export function createSqliteStore(db: Db): Store {
         return db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)).all()
       },
       async setDisabledAt(id, disabledAt, now) {
-        return db.update(users).set({ disabledAt, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null
+        return immediate(() => {
+          const user = db.update(users).set({ disabledAt, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null
+          if (user && disabledAt !== null) {
+            spendOutstandingSecrets(db, { userId: id }, now)
+            revokeSessionsOf(db, { userId: id }, now, 'user-disabled')
+          }
+          return user
+        })
       },
       async setPasswordHash(id, passwordHash, now) {
         db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id)).run()
@@ -216,13 +230,7 @@ export function createSqliteStore(db: Db): Store {
           .run()
       },
       async revokeUserFamilies(userId, revokedAt, reason) {
-        return changesOf(
-          db
-            .update(refreshFamilies)
-            .set({ revokedAt, revokedReason: reason })
-            .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
-            .run(),
-        )
+        return revokeSessionsOf(db, { userId }, revokedAt, reason)
       },
     },
 
