@@ -87,6 +87,9 @@ export interface OutboxStore {
   /** Puts failed messages back in the queue; returns how many. */
   retryFailed(now: number): Promise<number>
   countByStatus(): Promise<Record<MailStatus, number>>
+  /** Makes bodies erased so far unrecoverable from the storage files too (old page
+   *  versions, log frames), not only from the tables. */
+  purgeErased(): Promise<void>
 }
 
 export interface SigningKeyStore {

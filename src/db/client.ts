@@ -21,5 +21,8 @@ export function openDatabase(path: string): Db {
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = FULL')
   sqlite.run('PRAGMA foreign_keys = ON')
+  // Erased data (a delivered mail's body, which holds an OTP or setup token) is overwritten
+  // with zeros, not left in a free cell of the page; see OutboxStore.purgeErased for the WAL.
+  sqlite.run('PRAGMA secure_delete = ON')
   return drizzle({ client: sqlite, schema }) as Db
 }

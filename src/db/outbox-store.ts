@@ -49,6 +49,13 @@ export function createOutboxStore(db: Db): OutboxStore {
       for (const row of db.select({ status: mailOutbox.status, n: count() }).from(mailOutbox).groupBy(mailOutbox.status).all()) counts[row.status] = row.n
       return counts
     },
+    async purgeErased() {
+      // secure_delete zeroes an erased body in the page, but the WAL still holds the frames
+      // written before (the body as inserted). A TRUNCATE checkpoint copies the WAL into the
+      // database and empties it. It waits (busy timeout) for readers; if some still hold an
+      // old snapshot it does what it can, and the next delivery round tries again.
+      db.$client.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    },
     async retryFailed(now) {
       return changesOf(
         db.update(mailOutbox).set({ status: 'pending', attempts: 0, nextAttemptAt: now, lastError: null }).where(and(eq(mailOutbox.status, 'failed'))).run(),

@@ -56,13 +56,13 @@ describe('the mail outbox', () => {
       expect(message).toMatchObject({ status: 'pending', attempts: attempt, lastError: expect.stringContaining('Mailbox temporarily unavailable') })
       expect(message!.nextAttemptAt - before).toBeGreaterThanOrEqual(delay)
       expect(message!.nextAttemptAt - before).toBeLessThan(delay + 1000)
-      expect(await deliverNext(ctx.runtime, transport, silentLogger)).toBe(false) // not due yet
+      expect(await deliverNext(ctx.runtime, transport, silentLogger)).toBe(null) // not due yet
       ctx.clock.advance(delay / 1000)
     }
     await deliverNext(ctx.runtime, transport, silentLogger)
     expect((await outbox())[0]).toMatchObject({ status: 'failed', attempts: 3 })
     ctx.clock.advance(3600)
-    expect(await deliverNext(ctx.runtime, transport, silentLogger)).toBe(false) // a dead letter stays put
+    expect(await deliverNext(ctx.runtime, transport, silentLogger)).toBe(null) // a dead letter stays put
 
     // `authd mail retry`: back in the queue, and delivered once SMTP answers again.
     smtp.refusing = false

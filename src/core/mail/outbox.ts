@@ -64,41 +64,49 @@ type OutboxDeps = Pick<Deps, 'store' | 'clock' | 'config'>
 
 export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'expired'
 
-/** Claims and handles one due message; false when none is due. */
-export async function deliverNext(deps: OutboxDeps, transport: MailTransport, logger: Logger, observe?: (outcome: DeliveryOutcome) => void): Promise<boolean> {
+/** Claims and handles one due message; null when none is due. */
+export async function deliverNext(deps: OutboxDeps, transport: MailTransport, logger: Logger, observe?: (outcome: DeliveryOutcome) => void): Promise<DeliveryOutcome | null> {
   const now = deps.clock.now()
   const message = await deps.store.outbox.claimNext(now, SEND_LEASE_MS)
-  if (!message) return false
+  if (!message) return null
   const about = { mailId: message.id, kind: message.kind, attempt: message.attempts }
   if ((message.secretExpiresAt !== null && message.secretExpiresAt <= now) || message.textBody === null) {
     await deps.store.outbox.markExpired(message.id)
     logger.log('warn', 'mail expired before it could be sent', about)
     observe?.('expired')
-    return true
+    return 'expired'
   }
   try {
     await transport.send({ id: message.id, to: message.recipient, subject: message.subject, text: message.textBody, html: message.htmlBody ?? '' })
     await deps.store.outbox.markSent(message.id, deps.clock.now())
     logger.log('info', 'mail sent', about)
     observe?.('sent')
+    return 'sent'
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500)
     if (message.attempts >= deps.config.mailMaxAttempts) {
       await deps.store.outbox.markFailed(message.id, reason)
       logger.log('error', 'mail failed for good (authd mail retry re-queues it)', { ...about, error: reason })
       observe?.('failed')
-    } else {
-      await deps.store.outbox.markRetry(message.id, deps.clock.now() + retryDelayMs(message.attempts), reason)
-      logger.log('warn', 'mail delivery failed, will retry', { ...about, error: reason })
-      observe?.('retry')
+      return 'failed'
     }
+    await deps.store.outbox.markRetry(message.id, deps.clock.now() + retryDelayMs(message.attempts), reason)
+    logger.log('warn', 'mail delivery failed, will retry', { ...about, error: reason })
+    observe?.('retry')
+    return 'retry'
   }
-  return true
 }
 
-/** Delivers every message that is due now; returns how many it handled. */
+/** Delivers every message that is due now; returns how many it handled. Bodies erased on
+ *  the way (sent or expired) are then purged from the storage files too. */
 export async function deliverDue(deps: OutboxDeps, transport: MailTransport, logger: Logger, observe?: (outcome: DeliveryOutcome) => void): Promise<number> {
   let handled = 0
-  while (await deliverNext(deps, transport, logger, observe)) handled++
+  let erased = false
+  let outcome: DeliveryOutcome | null
+  while ((outcome = await deliverNext(deps, transport, logger, observe)) !== null) {
+    handled++
+    erased ||= outcome === 'sent' || outcome === 'expired'
+  }
+  if (erased) await deps.store.outbox.purgeErased()
   return handled
 }
