@@ -46,6 +46,19 @@ function databaseChecks(config: Config): Finding[] {
           ? { check: 'signing key', status: 'warn', detail: `the active key is ${Math.floor(ageDays)} days old`, fix: 'run `authd keys rotate`' }
           : { check: 'signing key', status: 'ok', detail: `the active key is ${Math.floor(ageDays)} days old` },
     )
+    if (config.trustedProxies.length === 0) {
+      // Recorded by the server the first time a loopback peer sends X-Forwarded-For.
+      const since = Date.now() - 7 * 86_400_000
+      const seen = db.query("SELECT max(at) AS at FROM audit_events WHERE type = 'config.untrusted_proxy' AND at >= ?").get(since) as { at: number | null }
+      if (seen.at !== null) {
+        findings.push({
+          check: 'client IPs',
+          status: 'fail',
+          detail: `since ${new Date(seen.at).toISOString()}, requests from 127.0.0.1 carry X-Forwarded-For but no proxy is trusted: all clients share one IP, so one abuser's limits block everyone`,
+          fix: 'set AUTHD_TRUSTED_PROXIES=127.0.0.1 (the address of your reverse proxy) and restart authd',
+        })
+      }
+    }
     const failed = (db.query("SELECT count(*) AS n FROM mail_outbox WHERE status = 'failed'").get() as { n: number }).n
     findings.push(
       failed === 0

@@ -38,6 +38,7 @@ export type AuditType =
   | 'api_key.created'
   | 'api_key.revoked'
   | 'signing_key.rotated'
+  | 'config.untrusted_proxy'
   | 'signing_key.revoked'
 
 /** a***@example.com: enough to tell addresses apart in an investigation, not to harvest them. */

@@ -6,6 +6,7 @@
 // Keys are hashed with a server key, so the table holds no address or IP. Login limits are
 // keyed by the e-mail as typed (normalised), never by whether it exists: an unknown address
 // walks through exactly the same answers as a registered one.
+import ipaddr from 'ipaddr.js'
 import type { Config } from '../config'
 import type { Deps } from './deps'
 import { AppError } from './errors'
@@ -57,6 +58,17 @@ export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'Too 
 type LimitDeps = Pick<Deps, 'store' | 'clock' | 'serverKeys'>
 
 const keyOf = (deps: LimitDeps, rule: Rule, subject: string) => hmacSha256(deps.serverKeys.hmac, `limit:${rule.name}:${subject}`)
+
+/**
+ * The network a per-IP limit counts: an IPv4 address, or an IPv6 client's /64. One
+ * subscriber or host usually holds a whole /64, so counting single IPv6 addresses would give
+ * it 2^64 fresh budgets.
+ */
+export function ipSubject(ip: string | null): string {
+  if (ip === null || !ipaddr.IPv6.isValid(ip)) return `${ip}`
+  const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 4)
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`
+}
 
 /** How long `counter` still blocks under `rule`, in ms (0: not blocking). */
 function blockingMs(rule: Rule, counter: LimitCounter | undefined, now: number): number {

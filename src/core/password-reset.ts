@@ -5,7 +5,7 @@
 import { audit, auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, forbidden } from './errors'
-import { assertNotLimited, consume, recordOutcomes, type WindowRule } from './limits'
+import { assertNotLimited, consume, ipSubject, recordOutcomes, type WindowRule } from './limits'
 import { newOutboxMessage, passwordChangedNotice } from './mail/outbox'
 import { passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
@@ -22,7 +22,7 @@ type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQ
 /** Spends one request of the client IP's budget; on 429, audits it first. */
 export async function consumeIpBudget(deps: ResetDeps, rule: WindowRule, actor: Actor, tenant: Tenant, type: 'password_reset.limited' | 'password.limited') {
   try {
-    await consume(deps, rule, `${actor.ip}`)
+    await consume(deps, rule, ipSubject(actor.ip))
   } catch (error) {
     await audit(deps, type, actor, { tenantId: tenant.id, detail: { limit: rule.name } })
     throw error

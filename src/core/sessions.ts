@@ -6,7 +6,7 @@ import { signAccessToken } from './access-tokens'
 import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { forbidden, unauthorized, type AppError } from './errors'
-import { assertNotLimited, recordOutcomes, type Outcome, type Rule } from './limits'
+import { assertNotLimited, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
@@ -35,9 +35,9 @@ export async function login(
   const rules = deps.limitRules
   // Keyed by the address as typed, registered or not: unknown addresses meet the same limits.
   const limits: Array<[Rule, string]> = [
-    [rules.loginAccountIp, `${tenant.id}:${email}:${actor.ip}`],
+    [rules.loginAccountIp, `${tenant.id}:${email}:${ipSubject(actor.ip)}`],
     [rules.loginAccount, `${tenant.id}:${email}`],
-    [rules.loginIpFailures, `${actor.ip}`],
+    [rules.loginIpFailures, ipSubject(actor.ip)],
   ]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
   try {

@@ -1,6 +1,7 @@
 // createApp(deps): errors first (so they apply to everything after), then the plugins that
 // guard every request, then the routes. Every route and its guard is listed here.
 import { Elysia } from 'elysia'
+import { audit } from '../core/audit'
 import type { Deps } from '../core/deps'
 import { VERSION } from '../version'
 import type { Logger } from '../log'
@@ -29,7 +30,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
   const trustedOrigins: ReadonlySet<string> = new Set([...corsOrigins, publicUrl])
   return new Elysia()
     .use(errors(logger))
-    .use(clientActor(deps.config.trustedProxies))
+    .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
@@ -50,6 +51,12 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(jwksRoute(deps))
         .use(docsRoutes()),
     )
+}
+
+/** Said once per process, in the log and in the audit log (where `authd doctor` finds it). */
+function reportUntrustedLocalProxy(deps: Deps, logger: Logger) {
+  logger.log('warn', 'requests from 127.0.0.1 carry X-Forwarded-For but no proxy is trusted: every client shares one IP for the abuse limits; set AUTHD_TRUSTED_PROXIES=127.0.0.1')
+  audit(deps, 'config.untrusted_proxy', { ip: null, userAgent: null }).catch(() => {})
 }
 
 /** The metrics with their scrape-time gauges (mail queue, hashing queue). */

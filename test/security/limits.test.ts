@@ -111,6 +111,22 @@ describe('failed logins per client IP across accounts (credential stuffing)', ()
   })
 })
 
+describe('IPv6 clients', () => {
+  it('are limited by their /64: fresh addresses in the same /64 share one budget', async () => {
+    ctx = await createTestContext({ AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
+    const { email } = await ctx.addUser()
+    const from = (ip: string) => ({ 'x-forwarded-for': ip })
+    for (let i = 0; i < 100; i++) {
+      const r = await ctx.call('POST', '/api/v1/auth/login', { body: { email: `victim${i}@example.com`, password: 'stuffed password' }, headers: from(`2001:db8:1:2::${(i + 1).toString(16)}`) })
+      expect(r.status).toBe(401)
+    }
+    const sameNetwork = await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: from('2001:db8:1:2:ffff::9') })
+    expect(sameNetwork.json).toEqual(tooMany)
+    const otherNetwork = await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: from('2001:db8:1:3::1') })
+    expect(otherNetwork.status).toBe(201)
+  })
+})
+
 describe('forgot-password limits', () => {
   it('per address: one mail a minute and five an hour, with the same 200 every time', async () => {
     ctx = await createTestContext()

@@ -13,10 +13,14 @@ export const peerAddresses = new WeakMap<Request, string>()
 
 type Ranges = Config['trustedProxies']
 
-function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+/** An address as a proxy may write it in X-Forwarded-For: bare, `1.2.3.4:1111`, or
+ *  `[2001:db8::1]:443`; null for anything else. */
+function parse(hop: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const text = hop.trim()
+  const address = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text)?.[1] ?? /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(text)?.[1] ?? text
   try {
     // process() turns IPv4-mapped IPv6 (::ffff:10.0.0.1) back into IPv4.
-    return ipaddr.process(address.trim())
+    return ipaddr.process(address)
   } catch {
     return null
   }
@@ -39,10 +43,26 @@ export function resolveClientIp(peer: string | undefined, forwardedFor: string |
   return peerIp.toString()
 }
 
-export const clientActor = (trusted: Ranges) =>
-  new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request }): { actor: Actor } => ({
-    actor: {
-      ip: resolveClientIp(peerAddresses.get(request), request.headers.get('x-forwarded-for'), trusted),
-      userAgent: request.headers.get('user-agent'),
-    },
-  }))
+/**
+ * X-Forwarded-For from a loopback peer while no proxy is trusted: a reverse proxy on this
+ * machine (install.sh's default host, 127.0.0.1, implies one) whose clients all look like
+ * 127.0.0.1, so they share every per-IP limit. Reported once per process.
+ */
+export function isUntrustedLocalProxy(peer: string | undefined, forwardedFor: string | null, trusted: Ranges): boolean {
+  if (forwardedFor === null || trusted.length > 0 || peer === undefined) return false
+  const peerIp = parse(peer)
+  return peerIp !== null && peerIp.range() === 'loopback'
+}
+
+export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void = () => {}) => {
+  let reported = false
+  return new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request }): { actor: Actor } => {
+    const peer = peerAddresses.get(request)
+    const forwardedFor = request.headers.get('x-forwarded-for')
+    if (!reported && isUntrustedLocalProxy(peer, forwardedFor, trusted)) {
+      reported = true
+      onUntrustedLocalProxy()
+    }
+    return { actor: { ip: resolveClientIp(peer, forwardedFor, trusted), userAgent: request.headers.get('user-agent') } }
+  })
+}
