@@ -40,6 +40,18 @@ export interface Config {
   /** Peers whose X-Forwarded-For is believed: [address, prefix length] pairs. */
   trustedProxies: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>
   limits: LimitSettings
+  retention: RetentionSettings
+}
+
+/** How long rows are kept after they stop mattering (pruned in the background). */
+export interface RetentionSettings {
+  auditSec: number
+  /** Ended sessions (revoked or past their absolute end) and their tokens. */
+  sessionsSec: number
+  /** Delivered or expired mail (metadata only: bodies are erased at delivery). */
+  mailSec: number
+  /** Forgot-password request records, and spent or expired OTPs and setup tokens. */
+  resetDataSec: number
 }
 
 /** The abuse limits of product spec §9 (all counts and durations configurable). */
@@ -235,6 +247,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       passwordIpPer10Min: read('AUTHD_PASSWORD_IP_PER_10MIN', 30, int(1, 1000000)),
       otpFailuresBeforeLockout: read('AUTHD_OTP_FAILURES_BEFORE_LOCKOUT', 20, int(1, 1000)),
       otpLockoutSec: read('AUTHD_OTP_LOCKOUT', 15 * 60, parseDuration),
+    },
+    retention: {
+      auditSec: read('AUTHD_RETAIN_AUDIT', 365 * 86400, parseDuration),
+      sessionsSec: read('AUTHD_RETAIN_SESSIONS', 30 * 86400, parseDuration),
+      mailSec: read('AUTHD_RETAIN_MAIL', 30 * 86400, parseDuration),
+      resetDataSec: read('AUTHD_RETAIN_RESET_DATA', 7 * 86400, parseDuration),
     },
     inviteUrl: read('AUTHD_INVITE_URL', undefined, (name, raw) => {
       try {

@@ -5,6 +5,7 @@ import type { Deps } from './core/deps'
 import { PasswordHasher } from './core/passwords'
 import { randomToken } from './core/secrets'
 import { limitRules } from './core/limits'
+import { RefusalTally } from './core/refusals'
 import { KeyRing } from './core/signing-keys'
 import { openDatabase } from './db/client'
 import { runMigrations } from './db/migrate'
@@ -52,6 +53,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     },
     mailQueued: new Signal(),
     limitRules: limitRules(config),
+    refusals: new RefusalTally(),
     appliedMigrations,
     close: () => store.close(),
   }

@@ -3,6 +3,7 @@ import type { Config } from '../config'
 import type { Clock } from './clock'
 import type { LimitRules } from './limits'
 import type { PasswordHasher } from './passwords'
+import type { RefusalTally } from './refusals'
 import type { KeyRing } from './signing-keys'
 import type { Store } from './store'
 
@@ -20,6 +21,8 @@ export interface Deps {
     hmac: string
   }
   limitRules: LimitRules
+  /** Refused requests, counted and written in aggregate (see refusals.ts). */
+  refusals: RefusalTally
   /** Told whenever mail is queued, so a running worker delivers it at once. */
   mailQueued: { notify(): void }
 }

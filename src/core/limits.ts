@@ -8,7 +8,9 @@
 // walks through exactly the same answers as a registered one.
 import ipaddr from 'ipaddr.js'
 import type { Config } from '../config'
+import type { Actor } from './audit'
 import type { Deps } from './deps'
+import type { RefusalType } from './refusals'
 import { AppError } from './errors'
 import { hmacSha256 } from './secrets'
 import type { LimitUpdate } from './store'
@@ -55,7 +57,7 @@ export type LimitRules = ReturnType<typeof limitRules>
 
 export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'Too many requests', Math.max(1, Math.ceil(retryAfterMs / 1000)))
 
-type LimitDeps = Pick<Deps, 'store' | 'clock' | 'serverKeys'>
+type LimitDeps = Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'refusals'>
 
 const keyOf = (deps: LimitDeps, rule: Rule, subject: string) => hmacSha256(deps.serverKeys.hmac, `limit:${rule.name}:${subject}`)
 
@@ -78,20 +80,41 @@ function blockingMs(rule: Rule, counter: LimitCounter | undefined, now: number):
   return windowEnd > now && counter.count >= rule.limit ? windowEnd - now : 0
 }
 
-/** Throws 429 (Retry-After: the longest wait) if any of these subjects is blocked now. Reads only. */
-export async function assertNotLimited(deps: LimitDeps, checks: Array<[Rule, string]>): Promise<void> {
+/** Who was refused, for the tally of refusals (core/refusals.ts). */
+export interface Refusal {
+  type: RefusalType
+  actor: Actor
+  tenantId: string
+  detail?: Record<string, unknown>
+}
+
+function refuse(deps: LimitDeps, refusal: Refusal, limits: string[], waitMs: number): never {
+  deps.refusals.record(refusal.type, refusal.actor, { tenantId: refusal.tenantId, detail: { ...refusal.detail, limits } }, deps.clock.now())
+  throw tooManyRequests(waitMs)
+}
+
+/**
+ * The one limit guard: refuses (429, Retry-After the longest wait) if any of these subjects is
+ * blocked now. It only reads: a refused request writes nothing, its refusal is tallied.
+ */
+export async function guardLimits(deps: LimitDeps, checks: Array<[Rule, string]>, refusal: Refusal): Promise<void> {
   const keyed = checks.map(([rule, subject]) => ({ rule, key: keyOf(deps, rule, subject) }))
   const counters = new Map((await deps.store.limits.get(keyed.map((k) => k.key))).map((c) => [c.key, c]))
   const now = deps.clock.now()
-  const waitMs = Math.max(0, ...keyed.map(({ rule, key }) => blockingMs(rule, counters.get(key), now)))
-  if (waitMs > 0) throw tooManyRequests(waitMs)
+  const blocking = keyed.map(({ rule, key }) => ({ rule, waitMs: blockingMs(rule, counters.get(key), now) })).filter(({ waitMs }) => waitMs > 0)
+  if (blocking.length > 0) refuse(deps, refusal, blocking.map(({ rule }) => rule.name), Math.max(...blocking.map(({ waitMs }) => waitMs)))
 }
 
-/** Counts one request against a window rule; throws 429 once the window's budget is spent. */
-export async function consume(deps: LimitDeps, rule: WindowRule, subject: string): Promise<void> {
+/**
+ * Spends one request of a window budget (per-IP request limits). A request over budget is
+ * refused before anything is written; one that races past the read is refused by the count
+ * the write returns.
+ */
+export async function spendBudget(deps: LimitDeps, rule: WindowRule, subject: string, refusal: Refusal): Promise<void> {
+  await guardLimits(deps, [[rule, subject]], refusal)
   const now = deps.clock.now()
   const [counter] = await deps.store.limits.apply([{ key: keyOf(deps, rule, subject), op: 'hit', windowMs: rule.windowMs }], now)
-  if (counter && counter.count > rule.limit) throw tooManyRequests(counter.windowStart + rule.windowMs - now)
+  if (counter && counter.count > rule.limit) refuse(deps, refusal, [rule.name], counter.windowStart + rule.windowMs - now)
 }
 
 export type Outcome = { rule: Rule; subject: string; result: 'failure' | 'success' }

@@ -5,7 +5,7 @@
 import { audit, auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, forbidden } from './errors'
-import { assertNotLimited, consume, ipSubject, recordOutcomes, type WindowRule } from './limits'
+import { guardLimits, ipSubject, recordOutcomes, spendBudget } from './limits'
 import { newOutboxMessage, passwordChangedNotice } from './mail/outbox'
 import { passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
@@ -17,23 +17,13 @@ import { normaliseEmail, toPublicUser, type PublicUser } from './users'
 export const FORGOT_PASSWORD_MESSAGE = 'If the e-mail is registered, a password-reset OTP has been sent'
 const invalidOtp = () => new AppError(400, 'Invalid or expired OTP')
 
-type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules'>
-
-/** Spends one request of the client IP's budget; on 429, audits it first. */
-export async function consumeIpBudget(deps: ResetDeps, rule: WindowRule, actor: Actor, tenant: Tenant, type: 'password_reset.limited' | 'password.limited') {
-  try {
-    await consume(deps, rule, ipSubject(actor.ip))
-  } catch (error) {
-    await audit(deps, type, actor, { tenantId: tenant.id, detail: { limit: rule.name } })
-    throw error
-  }
-}
+type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals'>
 
 /** Returns the normalised address (the response's data). */
 export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Tenant; email: string }, actor: Actor): Promise<string> {
   const { tenant } = input
   const email = normaliseEmail(input.email)
-  await consumeIpBudget(deps, deps.limitRules.forgotIp, actor, tenant, 'password_reset.limited')
+  await spendBudget(deps, deps.limitRules.forgotIp, ipSubject(actor.ip), { type: 'password_reset.limited', actor, tenantId: tenant.id })
   const now = deps.clock.now()
   const user = await deps.store.users.findByEmail(tenant.id, email)
   const eligible = user !== null && user.disabledAt === null && user.type !== 'tenant'
@@ -76,16 +66,11 @@ export async function changePassword(
 ): Promise<PublicUser> {
   const { tenant } = input
   const email = normaliseEmail(input.email)
-  await consumeIpBudget(deps, deps.limitRules.changePasswordIp, actor, tenant, 'password.limited')
+  await spendBudget(deps, deps.limitRules.changePasswordIp, ipSubject(actor.ip), { type: 'password.limited', actor, tenantId: tenant.id })
   // Wrong codes are counted per address across OTPs: asking for a new code does not reset it (NIST).
   const otpFailures: [typeof deps.limitRules.otpAccount, string] = [deps.limitRules.otpAccount, `${tenant.id}:${email}`]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
-  try {
-    await assertNotLimited(deps, [otpFailures])
-  } catch (error) {
-    await audit(deps, 'otp.limited', actor, about)
-    throw error
-  }
+  await guardLimits(deps, [otpFailures], { type: 'otp.limited', actor, ...about })
   const now = deps.clock.now()
   const user = await deps.store.users.findByEmail(tenant.id, email)
   const record = user ? await deps.store.passwordResets.findOtp(user.id) : null

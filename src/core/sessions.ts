@@ -5,8 +5,8 @@
 import { signAccessToken } from './access-tokens'
 import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
-import { forbidden, unauthorized, type AppError } from './errors'
-import { assertNotLimited, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
+import { forbidden, unauthorized } from './errors'
+import { guardLimits, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
@@ -24,7 +24,7 @@ export interface Session {
 type SessionDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
 
 export async function login(
-  deps: SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules'>,
+  deps: SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals'>,
   input: { tenant: Tenant; email: string; password: string; rememberMe: boolean },
   actor: Actor,
 ): Promise<Session> {
@@ -40,12 +40,7 @@ export async function login(
     [rules.loginIpFailures, ipSubject(actor.ip)],
   ]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
-  try {
-    await assertNotLimited(deps, limits)
-  } catch (error) {
-    await audit(deps, 'login.limited', actor, { ...about, detail: { ...about.detail, retryAfter: (error as AppError).retryAfter } })
-    throw error
-  }
+  await guardLimits(deps, limits, { type: 'login.limited', actor, ...about })
   const record = (result: Outcome['result']) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })))
 
   const password = normalisePassword(input.password)

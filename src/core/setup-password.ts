@@ -6,7 +6,7 @@ import type { Deps } from './deps'
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from './errors'
 import { newOutboxMessage } from './mail/outbox'
 import { invitationMail } from './mail/templates'
-import { consumeIpBudget } from './password-reset'
+import { ipSubject, spendBudget } from './limits'
 import { checkPasswordPolicy } from './password-policy'
 import { randomToken, sha256 } from './secrets'
 import { getTenant } from './tenants'
@@ -50,11 +50,11 @@ export async function inviteUser(
 
 /** POST /setup-password: returns the userId. */
 export async function setupPassword(
-  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'serverKeys' | 'mailQueued' | 'limitRules'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals'>,
   input: { tenant: Tenant; setupToken: string | undefined; password: string },
   actor: Actor,
 ): Promise<string> {
-  await consumeIpBudget(deps, deps.limitRules.setupPasswordIp, actor, input.tenant, 'password.limited')
+  await spendBudget(deps, deps.limitRules.setupPasswordIp, ipSubject(actor.ip), { type: 'password.limited', actor, tenantId: input.tenant.id })
   let userId: string | undefined
   try {
     userId = await redeemSetupToken(deps, input, (id) => (userId = id))

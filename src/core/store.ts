@@ -129,8 +129,6 @@ export interface LimitStore {
   get(keys: string[]): Promise<LimitCounter[]>
   /** Applies the updates in one transaction; returns the counters they touched, as they are after it. */
   apply(updates: LimitUpdate[], now: number): Promise<LimitCounter[]>
-  /** Deletes counters untouched since `before` that block nothing; returns how many. */
-  prune(before: number, now: number): Promise<number>
 }
 
 export interface AuditQuery {
@@ -143,9 +141,14 @@ export interface AuditQuery {
 
 export interface AuditStore {
   record(event: AuditEvent): Promise<void>
+  /** Several events in one transaction. */
+  recordMany(events: AuditEvent[]): Promise<void>
   /** Newest first. */
   query(filter: AuditQuery): Promise<Array<AuditEvent & { id: number }>>
 }
+
+/** Kinds of rows that retention deletes (core/retention.ts). */
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters'
 
 export interface Store {
   tenants: TenantStore
@@ -158,6 +161,11 @@ export interface Store {
   outbox: OutboxStore
   limits: LimitStore
   audit: AuditStore
+  /**
+   * Deletes at most `limit` rows of one kind that ended before `before` (for limit counters:
+   * untouched since then and blocking nothing at `now`); returns how many.
+   */
+  prune(target: PruneTarget, before: number, now: number, limit: number): Promise<number>
   /** A named server-side secret, created by `create` the first time it is asked for. */
   serverSecret(name: string, create: () => string): Promise<string>
   /** Throws when the database cannot answer. */

@@ -1,10 +1,10 @@
 // Limit counters and the audit log over SQLite. Each counter update is one atomic upsert,
 // so concurrent requests never lose a count.
-import { and, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
 import type { AuditStore, LimitStore, LimitUpdate } from '../core/store'
-import type { LimitCounter } from '../core/types'
+import type { AuditEvent, LimitCounter } from '../core/types'
 import type { Db } from './client'
-import { changesOf, immediate } from './helpers'
+import { immediate } from './helpers'
 import { auditEvents, limitCounters } from './schema'
 
 export function createLimitStore(db: Db): LimitStore {
@@ -52,21 +52,21 @@ export function createLimitStore(db: Db): LimitStore {
       if (updates.length === 0) return []
       return immediate(db, () => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null))
     },
-    async prune(before, now) {
-      return changesOf(
-        db
-          .delete(limitCounters)
-          .where(and(lt(limitCounters.updatedAt, before), or(isNull(limitCounters.blockedUntil), lt(limitCounters.blockedUntil, now))))
-          .run(),
-      )
-    },
   }
 }
+
+const toRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
 
 export function createAuditStore(db: Db): AuditStore {
   return {
     async record(event) {
-      db.insert(auditEvents).values({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) }).run()
+      db.insert(auditEvents).values(toRow(event)).run()
+    },
+    async recordMany(events) {
+      // In chunks: one INSERT of thousands of rows would pass SQLite's limit on bound values.
+      immediate(db, () => {
+        for (let i = 0; i < events.length; i += 500) db.insert(auditEvents).values(events.slice(i, i + 500).map(toRow)).run()
+      })
     },
     async query({ tenantId, userId, type, since, limit = 100 }) {
       const conditions: SQL[] = []

@@ -10,6 +10,7 @@ import { changesOf, immediate as immediateTx, isUniqueViolation, replacePassword
 import { migrationStatus } from './migrate'
 import { createAuditStore, createLimitStore } from './limit-audit-stores'
 import { createOutboxStore } from './outbox-store'
+import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -239,6 +240,7 @@ export function createSqliteStore(db: Db): Store {
     outbox: createOutboxStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),
+    prune: createPrune(db),
 
     async serverSecret(name, create) {
       return immediate(() => {

@@ -3,6 +3,7 @@
 // the database closes.
 import { defaultPublicUrl, type Config } from '../config'
 import { MailWorker } from '../core/mail/worker'
+import { pruneExpiredData } from '../core/retention'
 import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
@@ -41,11 +42,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger, (outcome) => metrics.mailDeliveries.inc({ outcome }))
   const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
   mailWorker.start()
-  // Forget limit counters idle for two days that block nothing (runs tens of times a day).
-  const pruneTimer = setInterval(() => {
-    const now = runtime.clock.now()
-    runtime.store.limits.prune(now - 2 * 86_400_000, now).catch((error) => logger.log('warn', 'pruning limit counters failed', { error: String(error) }))
-  }, 30 * 60_000)
+  const housekeeping = startHousekeeping(runtime, logger)
   logger.log('info', 'listening', {
     url,
     database: runtime.config.databasePath,
@@ -58,13 +55,34 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     stop() {
       stopping ??= (async () => {
         await Promise.all([server.stop(), metricsListener?.stop()])
-        clearInterval(pruneTimer)
+        await housekeeping.stop()
         unlisten()
         await mailWorker.stop()
         runtime.close()
         logger.log('info', 'stopped')
       })()
       return stopping
+    },
+  }
+}
+
+/**
+ * Background work beside the requests: refusals tallied in memory are written every minute
+ * (and at shutdown), and rows past retention are pruned every ten minutes.
+ */
+function startHousekeeping(runtime: Runtime, logger: Logger) {
+  const warn = (what: string) => (error: unknown) => logger.log('warn', `${what} failed`, { error: String(error) })
+  const flushRefusals = () => runtime.refusals.flush(runtime.store).catch(warn('writing the tally of refused requests'))
+  let pruning: Promise<unknown> = Promise.resolve()
+  const prune = () => {
+    pruning = pruneExpiredData(runtime).catch(warn('pruning data past retention'))
+  }
+  const timers = [setInterval(flushRefusals, 60_000), setInterval(prune, 10 * 60_000), setTimeout(prune, 30_000)]
+  return {
+    async stop() {
+      for (const timer of timers) clearTimeout(timer)
+      await pruning
+      await flushRefusals()
     },
   }
 }

@@ -106,12 +106,12 @@ describe('GET /refresh-token', () => {
     expect((await refreshWith(cookie)).json).toEqual(unauthorized)
   })
 
-  it("answers 403 while the user's tenant is disabled", async () => {
+  it("answers 401 once the user's tenant is disabled: its sessions end, and enabling it revives none", async () => {
     const { cookie } = await loggedIn()
     await setTenantDisabled(ctx.runtime, ctx.tenantId, true)
-    const res = await refreshWith(cookie)
-    expect(res.status).toBe(403)
-    expect(res.json).toEqual({ statusCode: 403, message: 'Tenant is disabled', data: null })
+    expect((await refreshWith(cookie)).json).toEqual({ statusCode: 401, message: 'Unauthorized', data: null })
+    await setTenantDisabled(ctx.runtime, ctx.tenantId, false)
+    expect((await refreshWith(cookie)).status).toBe(401)
   })
 
   describe('refuses cross-site use of the cookie', () => {

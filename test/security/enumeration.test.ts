@@ -69,11 +69,11 @@ describe('forgot-password does not reveal whether an address is registered', () 
     await ctx.call('GET', '/api/v1/auth/forgot-password/ada@example.com')
     const known = calls.splice(0)
     await ctx.call('GET', '/api/v1/auth/forgot-password/nobody@example.com')
-    // The API key, the client IP's budget, the look-up, and one write transaction.
-    expect(known.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.apply', 'users.findByEmail', 'passwordResets.request'])
+    // The API key, the client IP's budget (read, then spent), the look-up, and one write transaction.
+    expect(known.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.get', 'limits.apply', 'users.findByEmail', 'passwordResets.request'])
     expect(calls.map((c) => c.name)).toEqual(known.map((c) => c.name))
     // The one write differs only in whether it carries an OTP and a mail.
-    const [knownWrite, unknownWrite] = [known[3]!.args[0], calls[3]!.args[0]] as any[]
+    const [knownWrite, unknownWrite] = [known[4]!.args[0], calls[4]!.args[0]] as any[]
     expect(Object.keys(knownWrite).sort()).toEqual(Object.keys(unknownWrite).sort())
     expect(knownWrite.otp && knownWrite.mail).toBeTruthy()
     expect(unknownWrite.otp ?? unknownWrite.mail).toBeUndefined()

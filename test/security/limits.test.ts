@@ -220,6 +220,7 @@ describe('X-Forwarded-For', () => {
     expect(other.status).toBe(201)
     const same = await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: { 'x-forwarded-for': '198.51.100.1' } })
     expect(same.status).toBe(429)
+    await ctx.runtime.refusals.flush(ctx.runtime.store)
     const [event] = await ctx.runtime.store.audit.query({ type: 'login.limited' })
     expect(event!.ip).toBe('198.51.100.1')
   })

@@ -1,0 +1,52 @@
+// Retention: what authd keeps, and for how long. Rows that no rule reads any more are deleted
+// in the background, in small batches with a pause between them, so pruning never holds the
+// write lock long enough to delay a request.
+import type { Config } from '../config'
+import type { Deps } from './deps'
+import type { PruneTarget } from './store'
+
+const DAY = 86_400_000
+
+/** For each kind of row: rows that ended before now minus this many ms are deleted. */
+export function retentionPolicy(config: Pick<Config, 'retention'>): Record<PruneTarget, number> {
+  const r = config.retention
+  return {
+    auditEvents: r.auditSec * 1000,
+    // Ended sessions (revoked, or past their end) with all their tokens. Live sessions keep
+    // their spent tokens: presenting one must still be detected as reuse.
+    refreshTokens: r.sessionsSec * 1000,
+    refreshFamilies: r.sessionsSec * 1000,
+    sentMail: r.mailSec * 1000,
+    // The per-address reset limits look back one hour; spent or expired secrets are kept a
+    // little for investigations.
+    resetRequests: r.resetDataSec * 1000,
+    otps: r.resetDataSec * 1000,
+    setupTokens: r.resetDataSec * 1000,
+    // Counters idle this long block nothing any more (back-off runs are forgotten after a day).
+    limitCounters: 2 * DAY,
+  }
+}
+
+export interface PruneOptions {
+  batchSize?: number
+  /** Pause between two batches, so request writes get the lock in between. */
+  pauseMs?: number
+}
+
+/** Deletes everything past retention, batch by batch; returns how many rows of each kind. */
+export async function pruneExpiredData(deps: Pick<Deps, 'store' | 'clock' | 'config'>, options: PruneOptions = {}): Promise<Record<PruneTarget, number>> {
+  const { batchSize = 500, pauseMs = 50 } = options
+  const policy = retentionPolicy(deps.config)
+  const deleted = {} as Record<PruneTarget, number>
+  for (const target of Object.keys(policy) as PruneTarget[]) {
+    deleted[target] = 0
+    for (;;) {
+      const now = deps.clock.now()
+      const n = await deps.store.prune(target, now - policy[target], now, batchSize)
+      deleted[target] += n
+      if (n < batchSize) break
+      await Bun.sleep(pauseMs)
+    }
+  }
+  return deleted
+}

@@ -1,0 +1,99 @@
+// Refused requests cost what they must: a flood of 429s writes nothing per request (the
+// refusals are tallied and written as one audit row per subject and window), and tables do
+// not grow forever (retention prunes in small batches).
+import { afterEach, describe, expect, it } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { pruneExpiredData } from '../../src/core/retention'
+import { silentLogger } from '../../src/log'
+import { startServer } from '../../src/server/serve'
+import { createTestContext, loginFor, PASSWORD, requestOtp, type TestContext } from '../helpers'
+
+let ctx: TestContext
+afterEach(() => ctx?.close())
+
+/** Row counts and the newest write of the tables a refused request could touch. */
+function footprint() {
+  const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+  try {
+    return db
+      .query("SELECT (SELECT count(*) FROM audit_events) AS audit, (SELECT count(*) FROM limit_counters) AS counters, (SELECT max(updated_at) FROM limit_counters) AS lastCounterWrite")
+      .get()
+  } finally {
+    db.close()
+  }
+}
+
+describe('refused requests', () => {
+  it('1,000 refused logins write nothing per request, then one audit row with their count', async () => {
+    ctx = await createTestContext()
+    const { email } = await ctx.addUser()
+    const attempt = (password: string) => ctx.call('POST', '/api/v1/auth/login', { body: { email, password }, peer: '203.0.113.7' })
+    for (let i = 0; i < 5; i++) expect((await attempt('wrong password guess')).status).toBe(401)
+    const before = footprint()
+    for (let i = 0; i < 1000; i++) expect((await attempt(PASSWORD)).status).toBe(429)
+    expect(footprint()).toEqual(before)
+    expect(await ctx.runtime.refusals.flush(ctx.runtime.store)).toBe(1)
+    const events = await ctx.runtime.store.audit.query({ type: 'login.limited' })
+    expect(events).toEqual([
+      expect.objectContaining({ ip: '203.0.113.7', tenantId: ctx.tenantId, detail: { email: 'u***@example.com', limits: ['login:account-ip'], count: 1000, firstAt: expect.any(String) } }),
+    ])
+  })
+
+  it('a request over a per-IP budget is refused before the counter is written', async () => {
+    ctx = await createTestContext({ AUTHD_FORGOT_IP_PER_HOUR: '3' })
+    for (let i = 0; i < 3; i++) expect((await ctx.call('GET', `/api/v1/auth/forgot-password/u${i}@example.com`)).status).toBe(200)
+    const before = footprint()
+    for (let i = 0; i < 50; i++) expect((await ctx.call('GET', `/api/v1/auth/forgot-password/v${i}@example.com`)).status).toBe(429)
+    expect(footprint()).toEqual(before)
+  })
+
+  it('are written when the server stops, so none is lost to a clean shutdown', async () => {
+    ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_FORGOT_IP_PER_HOUR: '1' })
+    const server = await startServer(ctx.runtime, silentLogger)
+    const forgot = () => fetch(`${server.url}/api/v1/auth/forgot-password/a@example.com`, { headers: { 'x-api-key': ctx.apiKey } })
+    await forgot()
+    for (let i = 0; i < 3; i++) expect((await forgot()).status).toBe(429)
+    await server.stop()
+    const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+    const rows = db.query("SELECT detail FROM audit_events WHERE type = 'password_reset.limited'").all() as Array<{ detail: string }>
+    db.close()
+    expect(rows.map((r) => JSON.parse(r.detail).count)).toEqual([3])
+  })
+})
+
+describe('retention', () => {
+  it('prunes, in small batches, only what is past its time', async () => {
+    ctx = await createTestContext({ AUTHD_RETAIN_AUDIT: '30d', AUTHD_RETAIN_SESSIONS: '7d', AUTHD_RETAIN_MAIL: '7d', AUTHD_RETAIN_RESET_DATA: '1d' })
+    const { email } = await ctx.addUser()
+    const ended = await loginFor(ctx, email)
+    await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${ended.refreshCookie}` })
+    await requestOtp(ctx, email)
+    expect(await ctx.deliverMail()).toBe(1)
+    for (let i = 0; i < 5; i++) await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong guess here' }, peer: `198.51.100.${i}` })
+
+    ctx.clock.advance(31 * 86400)
+    // Still live: a session whose refresh token was spent (reuse must stay detectable).
+    const live = await loginFor(ctx, email, true)
+    const rotated = await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${live.refreshCookie}` })
+    expect(rotated.status).toBe(201)
+    const count = (table: string) => {
+      const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+      const n = (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+      db.close()
+      return n
+    }
+    const auditBefore = count('audit_events')
+
+    const deleted = await pruneExpiredData(ctx.runtime, { batchSize: 2, pauseMs: 0 })
+    expect(deleted).toMatchObject({ refreshFamilies: 1, refreshTokens: 1, sentMail: 1, resetRequests: 1, otps: 1 })
+    expect(deleted.auditEvents).toBeGreaterThan(8)
+    expect(count('audit_events')).toBe(auditBefore - deleted.auditEvents)
+    expect(count('refresh_families')).toBe(1)
+    expect(count('refresh_tokens')).toBe(2)
+    expect(count('mail_outbox')).toBe(0)
+    // The live session's spent token is still known: presenting it later is reuse.
+    ctx.clock.advance(60)
+    expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${live.refreshCookie}` })).status).toBe(401)
+    expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${rotated.refreshCookie}` })).status).toBe(401)
+  })
+})
