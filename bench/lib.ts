@@ -16,17 +16,25 @@ export const NO_LIMITS = {
   AUTHD_FORGOT_ADDRESS_PER_HOUR: '1000',
 }
 
-export async function startAuthd(env: Record<string, string> = {}) {
+type Cli = (args: string[], stdin?: string) => any
+
+/**
+ * @param env settings for the CLI and the server
+ * @param options.seed runs before the server starts (with the CLI, its settings being `env` only)
+ * @param options.serveEnv settings for the server only, over `env`
+ */
+export async function startAuthd(env: Record<string, string> = {}, options: { seed?: (cli: Cli, tenantId: string) => void; serveEnv?: Record<string, string> } = {}) {
   if (!(await Bun.file(BINARY).exists())) throw new Error('build first: npm run build')
   const dataDir = mkdtempSync(join(tmpdir(), 'authd-bench-'))
-  const cli = (args: string[], stdin?: string) => {
+  const cli: Cli = (args: string[], stdin?: string) => {
     const r = Bun.spawnSync([BINARY, '--data-dir', dataDir, '--json', ...args], { stdin: stdin ? new TextEncoder().encode(stdin) : 'ignore', env: { ...process.env, ...env } })
     if (r.exitCode !== 0) throw new Error(`authd ${args.join(' ')}: ${r.stderr}`)
     return JSON.parse(r.stdout.toString())
   }
   const { tenantId } = cli(['tenants', 'create', '--name', 'Bench'])
   const { key } = cli(['api-keys', 'create', '--tenant', tenantId])
-  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, ...env } })
+  options.seed?.(cli, tenantId)
+  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, ...env, ...options.serveEnv } })
   const reader = proc.stdout.getReader()
   let out = ''
   while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)

@@ -2,40 +2,61 @@
 // requests alternate registered / unknown (order flipped every pair, so drift and warm-up
 // cancel out), and we report the median of the per-pair differences with a bootstrap 95%
 // confidence interval. An interval that straddles 0 means no difference we can detect.
+import { writeFileSync } from 'node:fs'
 import { bootstrapMedianCI, median, NO_LIMITS, PASSWORD, startAuthd, timed } from './lib'
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 200)
+const registered = Array.from({ length: PAIRS }, (_, i) => `member${i}@example.com`)
+const strangers = Array.from({ length: PAIRS }, (_, i) => `stranger${i}@example.com`)
+
+/** Imports the registered addresses with PASSWORD, hashed by the CLI's own argon2 settings. */
+function importMembers(cli: (args: string[]) => unknown, tenantId: string) {
+  const file = '/tmp/authd-bench-users.json'
+  writeFileSync(file, JSON.stringify(registered.map((email) => ({ email, firstName: 'Bench', lastName: 'Member', password: PASSWORD }))))
+  cli(['users', 'import', '--tenant', tenantId, file])
+}
+
+async function pairedRow(name: string, make: (email: string) => () => Promise<Response>): Promise<string> {
+  const differences: number[] = []
+  const known: number[] = []
+  for (let i = 0; i < PAIRS; i++) {
+    const [a, b] = [make(registered[i]!), make(strangers[i]!)]
+    const first = i % 2 === 0
+    const x = await timed(first ? a : b)
+    const y = await timed(first ? b : a)
+    const [reg, unk] = first ? [x, y] : [y, x]
+    if (reg.status !== unk.status) throw new Error(`${name}: statuses differ (${reg.status} vs ${unk.status})`)
+    differences.push(reg.ms - unk.ms)
+    known.push(reg.ms)
+  }
+  const [lo, hi] = bootstrapMedianCI(differences)
+  return `${name.padEnd(58)} median ${median(known).toFixed(2).padStart(7)} ms   registered - unknown: median ${median(differences).toFixed(3).padStart(7)} ms, 95% CI [${lo.toFixed(3)}, ${hi.toFixed(3)}] ms (${((median(differences) / median(known)) * 100).toFixed(1)}% of a request)`
+}
 
 export async function timingBench() {
-  const authd = await startAuthd(NO_LIMITS)
-  const registered = Array.from({ length: PAIRS }, (_, i) => `member${i}@example.com`)
-  const importFile = registered.map((email) => ({ email, firstName: 'Bench', lastName: 'Member', password: PASSWORD }))
-  await Bun.write(`/tmp/authd-bench-users.json`, JSON.stringify(importFile))
-  authd.cli(['users', 'import', '--tenant', authd.tenantId, '/tmp/authd-bench-users.json'])
-  const headers = { 'content-type': 'application/json', 'x-api-key': authd.key }
-  const login = (email: string) => () => fetch(`${authd.api}/login`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'a wrong password, paired' }) })
-  const forgot = (email: string) => () => fetch(`${authd.api}/forgot-password/${email}`, { headers })
-
   const rows: string[] = []
-  for (const [name, make] of [['POST /login (wrong password vs unknown e-mail)', login], ['GET /forgot-password (registered vs unknown)', forgot]] as const) {
-    const differences: number[] = []
-    const known: number[] = []
-    for (let i = 0; i < PAIRS; i++) {
-      const [a, b] = [make(registered[i]!), make(`stranger${i}@example.com`)]
-      const first = i % 2 === 0
-      const x = await timed(first ? a : b)
-      const y = await timed(first ? b : a)
-      const [reg, unk] = first ? [x, y] : [y, x]
-      if (reg.status !== unk.status) throw new Error(`${name}: statuses differ (${reg.status} vs ${unk.status})`)
-      differences.push(reg.ms - unk.ms)
-      known.push(reg.ms)
-    }
-    const [lo, hi] = bootstrapMedianCI(differences)
-    rows.push(
-      `${name.padEnd(48)} median ${median(known).toFixed(2).padStart(7)} ms   registered - unknown: median ${median(differences).toFixed(3).padStart(7)} ms, 95% CI [${lo.toFixed(3)}, ${hi.toFixed(3)}] ms (${(median(differences) / median(known) * 100).toFixed(1)}% of a request)`,
-    )
-  }
+  const authd = await startAuthd(NO_LIMITS, { seed: importMembers })
+  const headers = { 'content-type': 'application/json', 'x-api-key': authd.key }
+  const login = (api: string) => (email: string) => () => fetch(`${api}/login`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'a wrong password, paired' }) })
+  rows.push(await pairedRow('POST /login (wrong password vs unknown e-mail)', login(authd.api)))
+  rows.push(await pairedRow('GET /forgot-password (registered vs unknown)', (email) => () => fetch(`${authd.api}/forgot-password/${email}`, { headers })))
+  // Every address asked for a code just above: a wrong code for a registered address with a
+  // live OTP against one for an unknown address.
+  const wrongCode = (email: string) => () =>
+    fetch(`${authd.api}/change-password`, { method: 'POST', headers, body: JSON.stringify({ email, otp: '000000', newPassword: 'a new passphrase, paired' }) })
+  rows.push(await pairedRow('POST /change-password (wrong code: live OTP vs unknown)', wrongCode))
   await authd.stop()
+
+  // The days after AUTHD_ARGON2_* are raised: every stored hash still has the old parameters
+  // (m=19 MiB, t=2), the server hashes new ones with OWASP's m=46 MiB, t=1.
+  const raised = await startAuthd(NO_LIMITS, { seed: importMembers, serveEnv: { AUTHD_ARGON2_MEMORY_KIB: '47104', AUTHD_ARGON2_TIME_COST: '1' } })
+  const raisedHeaders = { ...headers, 'x-api-key': raised.key }
+  rows.push(
+    await pairedRow('POST /login after raising argon2 (old hash vs unknown)', (email) => () =>
+      fetch(`${raised.api}/login`, { method: 'POST', headers: raisedHeaders, body: JSON.stringify({ email, password: 'a wrong password, paired' }) }),
+    ),
+  )
+  await raised.stop()
   console.log(`\npaired timing, ${PAIRS} pairs each (production argon2id parameters)\n`)
   for (const row of rows) console.log(row)
 }

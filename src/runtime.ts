@@ -35,12 +35,15 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const appliedMigrations = options.migrate === false ? [] : runMigrations(db.$client)
   const store = createSqliteStore(db)
   const clock = options.clock ?? systemClock
-  const hasher = new PasswordHasher({
-    memoryKib: config.argon2MemoryKib,
-    timeCost: config.argon2TimeCost,
-    concurrency: config.hashConcurrency,
-    maxWaitMs: config.hashMaxWaitMs,
-  })
+  const hasher = new PasswordHasher(
+    {
+      memoryKib: config.argon2MemoryKib,
+      timeCost: config.argon2TimeCost,
+      concurrency: config.hashConcurrency,
+      maxWaitMs: config.hashMaxWaitMs,
+    },
+    () => store.users.passwordHashParameters(),
+  )
   return {
     store,
     clock,

@@ -29,8 +29,12 @@ export interface BackoffRule {
   threshold: number
   baseMs: number
   capMs: number
-  /** A run of failures this old is forgotten. */
-  idleMs: number
+  /** A run of failures starts over this long after its first failure. */
+  windowMs: number
+  /** Whether a success ends the run. The account-wide rules keep counting through the
+   *  owner's successes, so the attacker's budget per window stays fixed however often the
+   *  owner logs in (the owner is exempt from them with a device cookie: device-cookies.ts). */
+  resetOnSuccess: boolean
 }
 
 export type Rule = WindowRule | BackoffRule
@@ -40,16 +44,23 @@ const DAY = 24 * 60 * MINUTE
 
 export function limitRules(config: Pick<Config, 'limits'>) {
   const l = config.limits
-  const backoff = (name: string, threshold: number, baseMs: number, capMs: number): BackoffRule => ({ name, kind: 'backoff', threshold, baseMs, capMs, idleMs: DAY })
+  const backoff = (name: string, threshold: number, baseMs: number, capMs: number, resetOnSuccess = true): BackoffRule =>
+    ({ name, kind: 'backoff', threshold, baseMs, capMs, windowMs: DAY, resetOnSuccess })
   const window = (name: string, limit: number, windowMs: number): WindowRule => ({ name, kind: 'window', limit, windowMs })
+  const loginCapMs = l.loginBackoffMaxSec * 1000
+  const otpLockMs = l.otpLockoutSec * 1000
   return {
-    loginAccountIp: backoff('login:account-ip', l.loginBackoffAfter, 1000, l.loginBackoffMaxSec * 1000),
-    loginAccount: backoff('login:account', l.loginAccountBackoffAfter, 1000, l.loginBackoffMaxSec * 1000),
+    // Clients without a device cookie for the account:
+    loginAccountIp: backoff('login:account-ip', l.loginBackoffAfter, 1000, loginCapMs),
+    loginAccount: backoff('login:account', l.loginAccountBackoffAfter, 1000, loginCapMs, false),
     loginIpFailures: window('login:ip-failures', l.loginIpFailuresPer10Min, 10 * MINUTE),
+    // A browser holding a device cookie for the account has a budget of its own instead.
+    loginDevice: backoff('login:device', l.loginBackoffAfter, 1000, loginCapMs),
     forgotIp: window('forgot:ip', l.forgotIpPerHour, 60 * MINUTE),
     changePasswordIp: window('change-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
     setupPasswordIp: window('setup-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
-    otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, l.otpLockoutSec * 1000, l.otpLockoutSec * 1000),
+    otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
+    otpDevice: backoff('otp:device', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs),
   }
 }
 
@@ -59,7 +70,7 @@ export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'Too 
 
 type LimitDeps = Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'refusals'>
 
-const keyOf = (deps: LimitDeps, rule: Rule, subject: string) => hmacSha256(deps.serverKeys.hmac, `limit:${rule.name}:${subject}`)
+const keyOf = (deps: Pick<Deps, 'serverKeys'>, rule: Rule, subject: string) => hmacSha256(deps.serverKeys.hmac, `limit:${rule.name}:${subject}`)
 
 /**
  * The network a per-IP limit counts: an IPv4 address, or an IPv6 client's /64. One
@@ -119,14 +130,18 @@ export async function spendBudget(deps: LimitDeps, rule: WindowRule, subject: st
 
 export type Outcome = { rule: Rule; subject: string; result: 'failure' | 'success' }
 
-/** Records failures (a hit for windows, one more in the run for back-offs) and successes (a back-off run ends). */
-export async function recordOutcomes(deps: LimitDeps, outcomes: Outcome[]): Promise<void> {
-  const updates: LimitUpdate[] = outcomes.flatMap(({ rule, subject, result }): LimitUpdate[] => {
+/** The counter changes for these outcomes: a failure is a hit (windows) or one more in the
+ *  run (back-offs); a success ends a back-off run where the rule says so. */
+export function limitUpdates(deps: Pick<Deps, 'serverKeys'>, outcomes: Outcome[]): LimitUpdate[] {
+  return outcomes.flatMap(({ rule, subject, result }): LimitUpdate[] => {
     const key = keyOf(deps, rule, subject)
-    if (result === 'success') return rule.kind === 'backoff' ? [{ key, op: 'reset' }] : []
+    if (result === 'success') return rule.kind === 'backoff' && rule.resetOnSuccess ? [{ key, op: 'reset' }] : []
     return rule.kind === 'window'
       ? [{ key, op: 'hit', windowMs: rule.windowMs }]
-      : [{ key, op: 'fail', threshold: rule.threshold, baseMs: rule.baseMs, capMs: rule.capMs, idleMs: rule.idleMs }]
+      : [{ key, op: 'fail', threshold: rule.threshold, baseMs: rule.baseMs, capMs: rule.capMs, windowMs: rule.windowMs }]
   })
-  await deps.store.limits.apply(updates, deps.clock.now())
+}
+
+export async function recordOutcomes(deps: LimitDeps, outcomes: Outcome[]): Promise<void> {
+  await deps.store.limits.apply(limitUpdates(deps, outcomes), deps.clock.now())
 }

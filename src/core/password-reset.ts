@@ -5,7 +5,8 @@
 import { audit, auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, forbidden } from './errors'
-import { guardLimits, ipSubject, recordOutcomes, spendBudget } from './limits'
+import { guardLimits, ipSubject, limitUpdates, recordOutcomes, spendBudget, type Rule } from './limits'
+import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { newOutboxMessage, passwordChangedNotice } from './mail/outbox'
 import { passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
@@ -61,25 +62,43 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
 
 export async function changePassword(
   deps: ResetDeps & Pick<Deps, 'hasher'>,
-  input: { tenant: Tenant; email: string; otp: string; newPassword: string },
+  input: { tenant: Tenant; email: string; otp: string; newPassword: string; deviceCookie?: string },
   actor: Actor,
-): Promise<PublicUser> {
+): Promise<{ user: PublicUser; deviceCookie: string }> {
   const { tenant } = input
   const email = normaliseEmail(input.email)
   await spendBudget(deps, deps.limitRules.changePasswordIp, ipSubject(actor.ip), { type: 'password.limited', actor, tenantId: tenant.id })
-  // Wrong codes are counted per address across OTPs: asking for a new code does not reset it (NIST).
-  const otpFailures: [typeof deps.limitRules.otpAccount, string] = [deps.limitRules.otpAccount, `${tenant.id}:${email}`]
+  // Wrong codes are counted per address across OTPs: asking for a new code does not reset
+  // the count (NIST). A browser with a device cookie for the account counts its own instead,
+  // so a lock set by someone else does not keep the owner's browser from resetting.
+  const device = trustedDevice(deps, tenant.id, email, input.deviceCookie)
+  const rules = deps.limitRules
+  const lock: [Rule, string] = device ? [rules.otpDevice, `${tenant.id}:${email}:${device}`] : [rules.otpAccount, `${tenant.id}:${email}`]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
-  await guardLimits(deps, [otpFailures], { type: 'otp.limited', actor, ...about })
+  await guardLimits(deps, [lock], { type: 'otp.limited', actor, ...about })
   const now = deps.clock.now()
+  const addressKey = emailKey(deps.serverKeys.hmac, tenant.id, email)
+  // The same look-ups for every address: an unknown one reads the OTP of a key no row has.
   const user = await deps.store.users.findByEmail(tenant.id, email)
-  const record = user ? await deps.store.passwordResets.findOtp(user.id) : null
+  const otpOwner = user?.id ?? addressKey
+  const record = await deps.store.passwordResets.findOtp(otpOwner)
   const usable = record !== null && record.spentAt === null && record.expiresAt > now && record.attempts < OTP_MAX_ATTEMPTS
-  const presented = otpHash(deps.serverKeys.hmac, user?.id ?? email, input.otp)
+  const presented = otpHash(deps.serverKeys.hmac, otpOwner, input.otp)
   if (!user || !usable || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, record.codeHash)) {
-    if (user && usable) await deps.store.passwordResets.recordOtpFailure(user.id, now, OTP_MAX_ATTEMPTS)
-    await recordOutcomes(deps, [{ rule: otpFailures[0], subject: otpFailures[1], result: 'failure' }])
-    await audit(deps, 'otp.failed', actor, { ...about, userId: user?.id })
+    // One write transaction whatever the address. The try counts toward the lock only while
+    // a code could have matched (a reset was issued in the last 10 minutes, with tries left),
+    // decided from the request log that registered and unknown addresses alike have: wrong
+    // codes sent when no code exists cannot lock the owner's reset.
+    await deps.store.passwordResets.recordFailure({
+      tenantId: tenant.id,
+      emailKey: addressKey,
+      otpOwner,
+      now,
+      ttlMs: OTP_TTL_MS,
+      maxAttempts: OTP_MAX_ATTEMPTS,
+      limits: limitUpdates(deps, [{ rule: lock[0], subject: lock[1], result: 'failure' }]),
+      audit: auditEvent(deps, 'otp.failed', actor, { ...about, userId: user?.id }),
+    })
     throw invalidOtp()
   }
   if (user.disabledAt !== null) throw forbidden('User is disabled')
@@ -88,11 +107,21 @@ export async function changePassword(
   const password = await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)
   const passwordHash = await deps.hasher.hash(password)
   const notice = passwordChangedNotice(tenant, user, now)
-  const changed = await deps.store.passwordResets.complete({ userId: user.id, codeHash: record.codeHash, now, maxAttempts: OTP_MAX_ATTEMPTS, passwordHash, notice })
+  const changed = await deps.store.passwordResets.complete({
+    userId: user.id,
+    tenantId: tenant.id,
+    emailKey: addressKey,
+    codeHash: record.codeHash,
+    now,
+    maxAttempts: OTP_MAX_ATTEMPTS,
+    passwordHash,
+    notice,
+  })
   // Lost the race to a concurrent use of the same code: that one changed the password.
   if (!changed) throw invalidOtp()
   deps.mailQueued.notify()
-  await recordOutcomes(deps, [{ rule: otpFailures[0], subject: otpFailures[1], result: 'success' }])
+  await recordOutcomes(deps, [{ rule: lock[0], subject: lock[1], result: 'success' }])
   await audit(deps, 'password.changed', actor, { ...about, userId: user.id })
-  return toPublicUser({ ...user, passwordHash }, tenant)
+  // The browser that proved the mailbox is the owner's: it becomes a trusted device.
+  return { user: toPublicUser({ ...user, passwordHash }, tenant), deviceCookie: input.deviceCookie && device ? input.deviceCookie : issueDeviceCookie(deps, tenant.id, email) }
 }

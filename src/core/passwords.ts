@@ -15,15 +15,39 @@ export interface HasherOptions {
   initialEstimateMs?: number
 }
 
+/** How many stored hashes use each parameter set (`m=19456,t=2,p=1`). */
+export type ParameterMix = Array<{ parameters: string; count: number }>
+
+/** The parameters of an argon2id hash (`m=…,t=…,p=…`), or null for another format. */
+export function hashParameters(hash: string): string | null {
+  return /^\$argon2id\$v=19\$(m=\d+,t=\d+,p=\d+)\$/.exec(hash)?.[1] ?? null
+}
+
+/** How long a read of the stored parameter mix is reused. */
+const MIX_TTL_MS = 10 * 60_000
+
 export class PasswordHasher {
   private active = 0
   private readonly waiting: Array<() => void> = []
-  private dummyHash: Promise<string> | undefined
+  /** Dummy hashes by parameter set. */
+  private readonly dummyHashes = new Map<string, Promise<string>>()
+  private mix: { read: Promise<ParameterMix>; at: number } | undefined
   /** A moving average of how long one hash takes here. */
   private averageMs: number
 
-  constructor(private readonly options: HasherOptions) {
+  /**
+   * @param loadMix reads how many stored hashes use each parameter set (the store), so a
+   *   login for an unknown address can cost what a stored hash costs.
+   */
+  constructor(
+    private readonly options: HasherOptions,
+    private readonly loadMix: () => Promise<ParameterMix> = async () => [],
+  ) {
     this.averageMs = options.initialEstimateMs ?? 50
+  }
+
+  private get currentParameters(): string {
+    return `m=${this.options.memoryKib},t=${this.options.timeCost},p=1`
   }
 
   /** How many hashes are running and waiting (for metrics and tests). */
@@ -45,24 +69,52 @@ export class PasswordHasher {
     return this.limited(() => Bun.password.verify(password, hash))
   }
 
-  /** Costs one verification and always fails: for accounts that do not exist, so a login
-   *  for an unknown e-mail takes as long as one for a known e-mail with a wrong password. */
-  async verifyDummy(password: string): Promise<false> {
-    this.dummyHash ??= this.hash(randomToken())
-    await this.verify(password, await this.dummyHash)
+  /**
+   * Costs one verification and always fails: for addresses that do not exist, so a login for
+   * an unknown address takes as long as one for a known address with a wrong password.
+   *
+   * A verification costs what the stored hash's parameters say. After AUTHD_ARGON2_* are
+   * raised, most stored hashes keep the old ones until their users log in, so a dummy at the
+   * new parameters alone would make unknown addresses several times slower than real ones.
+   * The dummy's parameters are therefore drawn from the mix of stored hashes, weighted by how
+   * many use each, and fixed per address by `seed` (a keyed hash of it, in [0, 1)): an
+   * unknown address looks like a registered one whose hash has those parameters, in the same
+   * proportions as the real accounts.
+   */
+  async verifyDummy(password: string, seed: number): Promise<false> {
+    const parameters = pickParameters(await this.parameterMix(), seed) ?? this.currentParameters
+    await this.verify(password, await this.dummyHash(parameters))
     return false
   }
 
-  /** Starts computing the dummy hash now, so the first unknown-e-mail login is not slower. */
-  warmUp(): Promise<unknown> {
-    this.dummyHash ??= this.hash(randomToken())
-    return this.dummyHash
+  /** Reads the parameter mix and makes the dummy hashes now, so the first unknown-address
+   *  login is not slower than the others. */
+  async warmUp(): Promise<unknown> {
+    const sets = new Set([this.currentParameters, ...(await this.parameterMix()).map((m) => m.parameters)])
+    return Promise.all([...sets].map((parameters) => this.dummyHash(parameters)))
+  }
+
+  private parameterMix(): Promise<ParameterMix> {
+    const now = performance.now()
+    if (!this.mix || now - this.mix.at > MIX_TTL_MS) {
+      this.mix = { read: this.loadMix().catch(() => []), at: now }
+    }
+    return this.mix.read
+  }
+
+  private dummyHash(parameters: string): Promise<string> {
+    let hash = this.dummyHashes.get(parameters)
+    if (!hash) {
+      const [, m, t] = /^m=(\d+),t=(\d+),p=\d+$/.exec(parameters)!
+      hash = this.limited(() => Bun.password.hash(randomToken(), { algorithm: 'argon2id', memoryCost: Number(m), timeCost: Number(t) }))
+      this.dummyHashes.set(parameters, hash)
+    }
+    return hash
   }
 
   /** True when `hash` was made with another algorithm or other parameters than ours. */
   needsRehash(hash: string): boolean {
-    const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=\d+\$/.exec(hash)
-    return !match || Number(match[1]) !== this.options.memoryKib || Number(match[2]) !== this.options.timeCost
+    return hashParameters(hash) !== this.currentParameters
   }
 
   /** Throws the 503 a new hash would get now: lets a login shed load before doing any other work. */
@@ -90,4 +142,16 @@ export class PasswordHasher {
       else this.active--
     }
   }
+}
+
+/** The parameter set at `seed` (in [0, 1)) of the mix, each set weighted by its count. */
+export function pickParameters(mix: ParameterMix, seed: number): string | null {
+  const sets = mix.filter((m) => m.count > 0 && /^m=\d+,t=\d+,p=\d+$/.test(m.parameters)).sort((a, b) => a.parameters.localeCompare(b.parameters))
+  const total = sets.reduce((sum, m) => sum + m.count, 0)
+  let target = seed * total
+  for (const set of sets) {
+    if (target < set.count) return set.parameters
+    target -= set.count
+  }
+  return sets.at(-1)?.parameters ?? null
 }

@@ -7,6 +7,7 @@ import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { forbidden, unauthorized } from './errors'
 import { guardLimits, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
+import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
@@ -21,24 +22,34 @@ export interface Session {
   refreshMaxAgeSec: number
 }
 
+export interface LoginResult extends Session {
+  /** The device cookie to set: the one presented if it is this account's, else a new one. */
+  deviceCookie: string
+}
+
 type SessionDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
 
 export async function login(
   deps: SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals'>,
-  input: { tenant: Tenant; email: string; password: string; rememberMe: boolean },
+  input: { tenant: Tenant; email: string; password: string; rememberMe: boolean; deviceCookie?: string },
   actor: Actor,
-): Promise<Session> {
+): Promise<LoginResult> {
   // Under a flood, refuse before any database work: a refused login must be cheap.
   deps.hasher.assertCapacity()
   const { tenant } = input
   const email = normaliseEmail(input.email)
   const rules = deps.limitRules
   // Keyed by the address as typed, registered or not: unknown addresses meet the same limits.
-  const limits: Array<[Rule, string]> = [
-    [rules.loginAccountIp, `${tenant.id}:${email}:${ipSubject(actor.ip)}`],
-    [rules.loginAccount, `${tenant.id}:${email}`],
-    [rules.loginIpFailures, ipSubject(actor.ip)],
-  ]
+  // A browser with this account's device cookie is held to its own budget instead of the
+  // ones anybody can exhaust (the account's, the IP's): see device-cookies.ts.
+  const device = trustedDevice(deps, tenant.id, email, input.deviceCookie)
+  const limits: Array<[Rule, string]> = device
+    ? [[rules.loginDevice, `${tenant.id}:${email}:${device}`]]
+    : [
+        [rules.loginAccountIp, `${tenant.id}:${email}:${ipSubject(actor.ip)}`],
+        [rules.loginAccount, `${tenant.id}:${email}`],
+        [rules.loginIpFailures, ipSubject(actor.ip)],
+      ]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
   await guardLimits(deps, limits, { type: 'login.limited', actor, ...about })
   const record = (result: Outcome['result']) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })))
@@ -48,7 +59,7 @@ export async function login(
   const verified = user?.passwordHash
     ? await deps.hasher.verify(password, user.passwordHash)
     : // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
-      await deps.hasher.verifyDummy(password)
+      await deps.hasher.verifyDummy(password, dummySeed(deps, tenant.id, email))
   if (!user || !verified) {
     await record('failure')
     await audit(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } })
@@ -79,8 +90,9 @@ export async function login(
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now)
   await deps.store.sessions.createFamily(family, tokenRecord)
-  await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe } })
-  return issueSession(deps, signingKey, user, tenant, refreshToken, tokenRecord.expiresAt, now)
+  await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
+  const session = await issueSession(deps, signingKey, user, tenant, refreshToken, tokenRecord.expiresAt, now)
+  return { ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
 }
 
 export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor): Promise<Session> {
@@ -129,6 +141,11 @@ export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, us
   const revoked = await deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), 'admin')
   await audit(deps, 'sessions.revoked', actor, { tenantId: user.tenantId, userId, detail: { revoked } })
   return revoked
+}
+
+/** A fixed number in [0, 1) per address, that nobody without the server key can predict. */
+function dummySeed(deps: Pick<Deps, 'serverKeys'>, tenantId: string, email: string): number {
+  return Buffer.from(hmacSha256(deps.serverKeys.hmac, `dummy-hash:${tenantId}:${email}`), 'base64url').readUInt32BE(0) / 2 ** 32
 }
 
 /** Sliding expiry by the family's rememberMe choice, never past the family's absolute end. */

@@ -36,6 +36,8 @@ export interface UserStore {
   setPasswordHash(id: string, passwordHash: string, now: number): Promise<void>
   /** Inserts all or none: false when any e-mail is taken in its tenant. */
   insertMany(users: User[], setupTokens: SetupToken[]): Promise<boolean>
+  /** How many stored password hashes use each parameter set (see core/passwords.ts). */
+  passwordHashParameters(): Promise<Array<{ parameters: string; count: number }>>
   /** An admin sets the password: also spends setup tokens, revokes every session, queues the notice. */
   replacePassword(input: { userId: string; passwordHash: string; now: number; notice: OutboxMessage }): Promise<void>
 }
@@ -56,15 +58,41 @@ export interface PasswordResetStore {
     otp?: PasswordResetOtp
     mail?: OutboxMessage
   }): Promise<boolean>
-  findOtp(userId: string): Promise<PasswordResetOtp | null>
-  /** Counts a wrong code against the live OTP, spending it at `maxAttempts`. */
-  recordOtpFailure(userId: string, now: number, maxAttempts: number): Promise<void>
+  /** The OTP row of `owner`: a userId (for an unknown address, a key no row has). */
+  findOtp(owner: string): Promise<PasswordResetOtp | null>
+  /**
+   * A wrong code, as one transaction doing the same work for every address: a try is counted
+   * against the address's latest reset request if it was issued within `ttlMs` and has fewer
+   * than `maxAttempts` tries (then a code could have matched, and `limits` are applied: the
+   * result is true), a try against the owner's live OTP (spent at `maxAttempts`), and the
+   * audit event.
+   */
+  recordFailure(input: {
+    tenantId: string
+    emailKey: string
+    otpOwner: string
+    now: number
+    ttlMs: number
+    maxAttempts: number
+    limits: LimitUpdate[]
+    audit: AuditEvent
+  }): Promise<boolean>
   /**
    * Spends the OTP, if it is still the live, unspent, unexpired one with this hash and fewer
    * than `maxAttempts` failures, and in the same transaction sets the password, revokes every
-   * session and queues the notice. False when the OTP was no longer usable (lost a race).
+   * session, queues the notice and closes the address's reset requests to further tries.
+   * False when the OTP was no longer usable (lost a race).
    */
-  complete(input: { userId: string; codeHash: string; now: number; maxAttempts: number; passwordHash: string; notice: OutboxMessage }): Promise<boolean>
+  complete(input: {
+    userId: string
+    tenantId: string
+    emailKey: string
+    codeHash: string
+    now: number
+    maxAttempts: number
+    passwordHash: string
+    notice: OutboxMessage
+  }): Promise<boolean>
 }
 
 export interface SetupTokenStore {
@@ -120,9 +148,9 @@ export interface SessionStore {
 export type LimitUpdate =
   /** One more hit in a fixed window (restarted once the window is over). */
   | { key: string; op: 'hit'; windowMs: number }
-  /** One more consecutive failure; from `threshold` on, blocked for base x 2^(count - threshold), at most cap.
-   *  A run idle for `idleMs` starts over. */
-  | { key: string; op: 'fail'; threshold: number; baseMs: number; capMs: number; idleMs: number }
+  /** One more failure in the run; from `threshold` on, blocked for base x 2^(count - threshold), at most cap.
+   *  The run starts over `windowMs` after its first failure. */
+  | { key: string; op: 'fail'; threshold: number; baseMs: number; capMs: number; windowMs: number }
   | { key: string; op: 'reset' }
 
 export interface LimitStore {

@@ -7,7 +7,9 @@ import type { Db } from './client'
 import { immediate } from './helpers'
 import { auditEvents, limitCounters } from './schema'
 
-export function createLimitStore(db: Db): LimitStore {
+/** Applies counter updates; call it inside a transaction (the limit store's own, or one that
+ *  records a failure together with its counters). */
+export function limitWriter(db: Db): (updates: LimitUpdate[], now: number) => LimitCounter[] {
   const hit = db.$client.prepare(`
     INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at) VALUES ($key, 1, $now, NULL, $now)
     ON CONFLICT (key) DO UPDATE SET
@@ -15,18 +17,18 @@ export function createLimitStore(db: Db): LimitStore {
       window_start = CASE WHEN window_start + $windowMs <= $now THEN $now ELSE window_start END,
       updated_at = $now
     RETURNING key, count, window_start AS windowStart, blocked_until AS blockedUntil, updated_at AS updatedAt`)
-  // A failure run: count consecutive failures (starting over after idleMs), and from the
-  // threshold on block for base * 2^(count - threshold), capped.
+  // A failure run: count failures (starting over windowMs after the run's first), and from
+  // the threshold on block for base * 2^(count - threshold), capped.
   const fail = db.$client.prepare(`
     INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at)
     VALUES ($key, 1, $now, CASE WHEN 1 >= $threshold THEN $now + min($capMs, $baseMs) ELSE NULL END, $now)
     ON CONFLICT (key) DO UPDATE SET
-      count = CASE WHEN updated_at + $idleMs <= $now THEN 1 ELSE count + 1 END,
+      count = CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END,
       blocked_until = CASE
-        WHEN (CASE WHEN updated_at + $idleMs <= $now THEN 1 ELSE count + 1 END) >= $threshold
-        THEN $now + min($capMs, $baseMs * (1 << min(40, (CASE WHEN updated_at + $idleMs <= $now THEN 1 ELSE count + 1 END) - $threshold)))
+        WHEN (CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END) >= $threshold
+        THEN $now + min($capMs, $baseMs * (1 << min(40, (CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END) - $threshold)))
         ELSE NULL END,
-      window_start = CASE WHEN updated_at + $idleMs <= $now THEN $now ELSE window_start END,
+      window_start = CASE WHEN window_start + $windowMs <= $now THEN $now ELSE window_start END,
       updated_at = $now
     RETURNING key, count, window_start AS windowStart, blocked_until AS blockedUntil, updated_at AS updatedAt`)
   const reset = db.$client.prepare('DELETE FROM limit_counters WHERE key = $key')
@@ -36,13 +38,18 @@ export function createLimitStore(db: Db): LimitStore {
       case 'hit':
         return hit.get({ key: update.key, now, windowMs: update.windowMs }) as LimitCounter
       case 'fail':
-        return fail.get({ key: update.key, now, threshold: update.threshold, baseMs: update.baseMs, capMs: update.capMs, idleMs: update.idleMs }) as LimitCounter
+        return fail.get({ key: update.key, now, threshold: update.threshold, baseMs: update.baseMs, capMs: update.capMs, windowMs: update.windowMs }) as LimitCounter
       case 'reset':
         reset.run({ key: update.key })
         return null
     }
   }
 
+  return (updates, now) => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null)
+}
+
+export function createLimitStore(db: Db): LimitStore {
+  const write = limitWriter(db)
   return {
     async get(keys) {
       if (keys.length === 0) return []
@@ -50,7 +57,7 @@ export function createLimitStore(db: Db): LimitStore {
     },
     async apply(updates, now) {
       if (updates.length === 0) return []
-      return immediate(db, () => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null))
+      return immediate(db, () => write(updates, now))
     },
   }
 }

@@ -4,10 +4,21 @@ import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
 import type { PasswordResetStore, SetupTokenStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate, replacePasswordInTransaction, spendOutstandingSecrets } from './helpers'
+import { limitWriter } from './limit-audit-stores'
 import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPasswordResetStore(db: Db): PasswordResetStore {
   const otpByUser = db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, sql.placeholder('userId'))).prepare()
+  // A try against the latest reset request of the address, if it was issued recently enough
+  // for its code to be live and has tries left.
+  const countTry = db.$client.prepare(`
+    UPDATE password_reset_requests SET attempts = attempts + 1
+    WHERE id = (
+      SELECT id FROM password_reset_requests
+      WHERE tenant_id = $tenantId AND email_key = $emailKey AND issued = 1
+      ORDER BY created_at DESC, id DESC LIMIT 1
+    ) AND created_at > $since AND attempts < $maxAttempts`)
+  const writeLimits = limitWriter(db)
   return {
     async request({ tenantId, emailKey, at, limits, audit, otp, mail }) {
       return immediate(db, () => {
@@ -36,19 +47,25 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
         return underLimits
       })
     },
-    async findOtp(userId) {
-      return otpByUser.get({ userId }) ?? null
+    async findOtp(owner) {
+      return otpByUser.get({ userId: owner }) ?? null
     },
-    async recordOtpFailure(userId, now, maxAttempts) {
-      db.update(passwordResetOtps)
-        .set({
-          attempts: sql`${passwordResetOtps.attempts} + 1`,
-          spentAt: sql`CASE WHEN ${passwordResetOtps.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
-        })
-        .where(and(eq(passwordResetOtps.userId, userId), isNull(passwordResetOtps.spentAt)))
-        .run()
+    async recordFailure({ tenantId, emailKey, otpOwner, now, ttlMs, maxAttempts, limits, audit }) {
+      return immediate(db, () => {
+        const counted = changesOf(countTry.run({ tenantId, emailKey, since: now - ttlMs, maxAttempts })) === 1
+        db.update(passwordResetOtps)
+          .set({
+            attempts: sql`${passwordResetOtps.attempts} + 1`,
+            spentAt: sql`CASE WHEN ${passwordResetOtps.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
+          })
+          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt)))
+          .run()
+        if (counted) writeLimits(limits, now)
+        db.insert(auditEvents).values({ ...audit, detail: JSON.stringify({ ...audit.detail, counted }) }).run()
+        return counted
+      })
     },
-    async complete({ userId, codeHash, now, maxAttempts, passwordHash, notice }) {
+    async complete({ userId, tenantId, emailKey, codeHash, now, maxAttempts, passwordHash, notice }) {
       return immediate(db, () => {
         const spent = db
           .update(passwordResetOtps)
@@ -64,6 +81,11 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
           )
           .run()
         if (changesOf(spent) !== 1) return false
+        // No code can match any more: later wrong tries do not count toward the lock.
+        db.update(passwordResetRequests)
+          .set({ attempts: maxAttempts })
+          .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
+          .run()
         replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-changed', notice })
         return true
       })

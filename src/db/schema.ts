@@ -128,6 +128,10 @@ export const passwordResetRequests = sqliteTable(
     /** Whether this request sent a mail: only those count against the per-address limits,
      *  so requests made to exhaust them cannot block the address owner's own reset. */
     issued: integer('issued', { mode: 'boolean' }).notNull().default(false),
+    /** Wrong codes tried in the 10 minutes after an issued request, registered address or
+     *  not: a wrong code counts toward the account's lock only while a code could have
+     *  matched (see core/password-reset.ts). */
+    attempts: integer('attempts').notNull().default(0),
   },
   (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
 )

@@ -175,6 +175,15 @@ export function createSqliteStore(db: Db): Store {
           throw error
         }
       },
+      async passwordHashParameters() {
+        // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
+        return db.$client
+          .query(
+            `SELECT substr(password_hash, 16, instr(substr(password_hash, 16), '$') - 1) AS parameters, count(*) AS count
+             FROM users WHERE password_hash LIKE '$argon2id$v=19$%' GROUP BY parameters`,
+          )
+          .all() as Array<{ parameters: string; count: number }>
+      },
       async replacePassword({ userId, passwordHash, now, notice }) {
         immediate(() => replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
       },

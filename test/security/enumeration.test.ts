@@ -2,6 +2,7 @@
 // the same for registered and unknown addresses (login, forgot-password, change-password),
 // and for setup tokens of another tenant and unknown ones.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { hashParameters } from '../../src/core/passwords'
 import type { Store } from '../../src/core/store'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
@@ -53,6 +54,48 @@ describe('login does not reveal whether an account exists', () => {
   })
 })
 
+describe('login after the argon2 parameters change', () => {
+  /** The parameters of the hash each verification used. */
+  function spyOnVerifications() {
+    const seen: string[] = []
+    const verify = ctx.runtime.hasher.verify.bind(ctx.runtime.hasher)
+    ctx.runtime.hasher.verify = (password, hash) => {
+      seen.push(hashParameters(hash)!)
+      return verify(password, hash)
+    }
+    return seen
+  }
+  const OLD = 'm=128,t=2,p=1'
+  const storeOldHash = async (userId: string) =>
+    ctx.runtime.store.users.setPasswordHash(userId, await Bun.password.hash(PASSWORD, { algorithm: 'argon2id', memoryCost: 128, timeCost: 2 }), Date.now())
+  const wrongLogin = (email: string) => ctx.call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong password here' }, peer: `192.0.2.${email.length}` })
+
+  it('costs an unknown address what a stored hash costs, while stored hashes keep the old parameters', async () => {
+    for (let i = 0; i < 3; i++) await storeOldHash((await ctx.addUser()).userId)
+    const seen = spyOnVerifications()
+    await wrongLogin('user1@example.com')
+    await wrongLogin('nobody@example.com')
+    // The configured parameters (m=64,t=1) are on no stored hash yet: the dummy uses the old ones.
+    expect(seen).toEqual([OLD, OLD])
+  })
+
+  it('draws the dummy parameters per address in the proportions of the stored hashes', async () => {
+    for (let i = 0; i < 2; i++) await storeOldHash((await ctx.addUser()).userId)
+    for (let i = 0; i < 2; i++) await ctx.addUser()
+    const seen = spyOnVerifications()
+    for (let i = 0; i < 40; i++) await wrongLogin(`stranger${i}@example.com`)
+    const old = seen.filter((p) => p === OLD).length
+    expect(seen.filter((p) => p !== OLD).every((p) => p === 'm=64,t=1,p=1')).toBe(true)
+    expect(old).toBeGreaterThan(8)
+    expect(old).toBeLessThan(32)
+    // ...and the same address always gets the same parameters.
+    const first = [...seen]
+    const again = spyOnVerifications()
+    for (let i = 0; i < 40; i++) await wrongLogin(`stranger${i}@example.com`)
+    expect(again).toEqual(first)
+  })
+})
+
 describe('forgot-password does not reveal whether an address is registered', () => {
   it('answers byte for byte the same (but for the echoed address) and sends nothing', async () => {
     await ctx.addUser({ email: 'ada@example.com' })
@@ -89,6 +132,22 @@ describe('change-password does not reveal whether an address is registered', () 
     const unknown = await ctx.call('POST', '/api/v1/auth/change-password', { body: { ...body, email: 'nobody@example.com' } })
     expect(visible(unknown)).toEqual(visible(known))
     expect(known.json).toEqual({ statusCode: 400, message: 'Invalid or expired OTP', data: null })
+  })
+
+  it('does the same work for a wrong code whatever the address: the same store calls, one write transaction', async () => {
+    const { email } = await ctx.addUser({ email: 'ada@example.com' })
+    const { email: idle } = await ctx.addUser({ email: 'bob@example.com' })
+    // ada has a live OTP, nobody@ asked for one too (and got none), bob never asked.
+    for (const address of [email, 'nobody@example.com']) await ctx.call('GET', `/api/v1/auth/forgot-password/${address}`)
+    const calls = recordStoreCalls(ctx.runtime.store)
+    const wrong = async (address: string) => {
+      await ctx.call('POST', '/api/v1/auth/change-password', { body: { email: address, otp: '000000', newPassword: 'a new passphrase of mine' } })
+      return calls.splice(0).map((c) => c.name)
+    }
+    const liveOtp = await wrong(email)
+    expect(liveOtp).toEqual(['apiKeys.findActiveByHash', 'limits.get', 'limits.apply', 'limits.get', 'users.findByEmail', 'passwordResets.findOtp', 'passwordResets.recordFailure'])
+    expect(await wrong('nobody@example.com')).toEqual(liveOtp)
+    expect(await wrong(idle)).toEqual(liveOtp)
   })
 })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError } from '../../src/core/errors'
-import { PasswordHasher } from '../../src/core/passwords'
+import { pickParameters, PasswordHasher } from '../../src/core/passwords'
 import { checkPasswordPolicy } from '../../src/core/password-policy'
 
 const options = { memoryKib: 64, timeCost: 1, concurrency: 2, maxWaitMs: 250, initialEstimateMs: 100 }
@@ -64,5 +64,23 @@ describe('checkPasswordPolicy', () => {
   it('accepts any characters, spaces included, and returns the NFKC form', async () => {
     expect(await checkPasswordPolicy('ｆｕｌｌｗｉｄｔｈ ｐａｓｓｗｏｒｄ', 15, who)).toBe('fullwidth password')
     expect(await checkPasswordPolicy('🦄 unicorns 🦄 everywhere', 15, who)).toBe('🦄 unicorns 🦄 everywhere')
+  })
+})
+
+describe('pickParameters', () => {
+  const mix = [
+    { parameters: 'm=19456,t=2,p=1', count: 3 },
+    { parameters: 'm=47104,t=1,p=1', count: 1 },
+  ]
+  it.each([
+    [0, 'm=19456,t=2,p=1'],
+    [0.74, 'm=19456,t=2,p=1'],
+    [0.76, 'm=47104,t=1,p=1'],
+    [0.9999, 'm=47104,t=1,p=1'],
+  ])('at seed %p is %s (weighted by count)', (seed, expected) => {
+    expect(pickParameters(mix, seed)).toBe(expected)
+  })
+  it('is null for an empty mix (the configured parameters are used)', () => {
+    expect(pickParameters([], 0.5)).toBeNull()
   })
 })

@@ -4,12 +4,14 @@ import m0 from './0000_init.sql' with { type: 'text' }
 import m1 from './0001_limits_and_audit.sql' with { type: 'text' }
 import m2 from './0002_tenant_audience.sql' with { type: 'text' }
 import m3 from './0003_key_revocation.sql' with { type: 'text' }
+import m4 from './0004_reset_request_attempts.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
   '0001_limits_and_audit': m1,
   '0002_tenant_audience': m2,
   '0003_key_revocation': m3,
+  '0004_reset_request_attempts': m4,
 }
 
 export { journal }

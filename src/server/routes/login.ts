@@ -5,14 +5,17 @@ import { envelope } from '../errors'
 import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'
 import { apiKeyGuard } from '../plugins/api-key'
+import { DEVICE_COOKIE, readDeviceCookie, setDeviceCookie } from '../plugins/device-cookie'
 import { setRefreshCookie } from '../plugins/refresh-cookie'
 
 export const loginRoute = (deps: Deps) =>
   new Elysia().use(clientActor(deps.config.trustedProxies)).use(apiKeyGuard(deps)).post(
     '/login',
     async ({ body, tenant, cookie, set, actor }) => {
-      const session = await login(deps, { tenant, email: body.email, password: body.password, rememberMe: body.rememberMe ?? false }, actor)
+      const deviceCookie = readDeviceCookie(cookie[DEVICE_COOKIE])
+      const session = await login(deps, { tenant, email: body.email, password: body.password, rememberMe: body.rememberMe ?? false, deviceCookie }, actor)
       setRefreshCookie(cookie.refreshToken!, session.refreshToken, session.refreshMaxAgeSec)
+      setDeviceCookie(cookie[DEVICE_COOKIE]!, session.deviceCookie)
       set.status = 201
       return envelope(201, 'Login successful', { response: { accessToken: session.accessToken, user: session.user } })
     },
@@ -23,7 +26,8 @@ export const loginRoute = (deps: Deps) =>
       body: t.Object({ email: t.String(), password: t.String(), rememberMe: t.Optional(t.Boolean()) }),
       detail: {
         summary: 'Log in',
-        description: 'Sets the refreshToken cookie (1 day, or 30 days with rememberMe).',
+        description:
+          'Sets the refreshToken cookie (1 day, or 30 days with rememberMe) and the authdDevice cookie, which exempts this browser from account-wide lock-outs others can trigger.',
         security: API_KEY,
         responses: responses({ status: 201, description: 'Logged in', data: schemas.Session }, [400, 401, 403, 413, 429, 503]),
       },
