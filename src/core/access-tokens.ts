@@ -2,8 +2,9 @@
 // through async WebCrypto, which shares Bun's worker pool with password hashing; during a
 // login flood that starved signing to a few tokens per second. A synchronous ECDSA
 // signature costs tens of microseconds and never waits behind a hash.
-import { sign } from 'node:crypto'
-import type { ActiveSigningKey } from './signing-keys'
+import { sign, verify } from 'node:crypto'
+import { unauthorized } from './errors'
+import type { ActiveSigningKey, KeyRing } from './signing-keys'
 import type { User } from './types'
 
 export interface AccessTokenSettings {
@@ -33,4 +34,54 @@ export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSett
   // JWS wants the raw r||s signature (IEEE P1363), not node's default DER encoding.
   const signature = sign('sha256', Buffer.from(signingInput), { key: key.privateKey, dsaEncoding: 'ieee-p1363' })
   return `${signingInput}.${signature.toString('base64url')}`
+}
+
+export interface AccessTokenClaims {
+  iss: string
+  aud: string
+  sub: string
+  tid: string
+  type: string
+  email: string
+  iat: number
+  exp: number
+  jti: string
+}
+
+const decodeJson = (part: string | undefined): Record<string, unknown> | null => {
+  try {
+    const value = JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8'))
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Verifies an access token the way authd's own endpoints accept one (RFC 8725): ES256 only,
+ * whatever the header says; the key named by `kid` must be one authd publishes (not revoked,
+ * not long retired); no key-location headers (jku, x5u, jwk) and no `crit`; issuer, audience
+ * (the token's tenant's, from `audienceOf`) and expiry checked. Any failure is a 401 that
+ * says nothing about which check failed.
+ */
+export async function verifyAccessToken(
+  keyRing: KeyRing,
+  token: string,
+  expected: { issuer: string; now: number; audienceOf: (tenantId: string) => Promise<string | null> },
+): Promise<AccessTokenClaims> {
+  const parts = token.length <= 4096 ? token.split('.') : []
+  if (parts.length !== 3) throw unauthorized()
+  const header = decodeJson(parts[0])
+  if (!header || header.alg !== 'ES256' || typeof header.kid !== 'string' || 'jku' in header || 'x5u' in header || 'jwk' in header || 'crit' in header) throw unauthorized()
+  const key = await keyRing.publicKey(header.kid)
+  if (!key) throw unauthorized()
+  const signature = Buffer.from(parts[2]!, 'base64url')
+  if (!verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), { key, dsaEncoding: 'ieee-p1363' }, signature)) throw unauthorized()
+  const claims = decodeJson(parts[1]) as Partial<AccessTokenClaims> | null
+  const nowSec = Math.floor(expected.now / 1000)
+  if (!claims || claims.iss !== expected.issuer || typeof claims.exp !== 'number' || claims.exp <= nowSec || typeof claims.tid !== 'string' || typeof claims.sub !== 'string') {
+    throw unauthorized()
+  }
+  if (claims.aud !== (await expected.audienceOf(claims.tid))) throw unauthorized()
+  return claims as AccessTokenClaims
 }

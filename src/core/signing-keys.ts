@@ -1,7 +1,7 @@
 // Access-token signing keys. ES256 (P-256) rather than EdDSA: every mainstream JWT library
 // and API gateway verifies it. The newest key signs; a rotated-out key stays in the JWKS
 // until every token it signed has expired, then drops out.
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Clock } from './clock'
 import type { Deps } from './deps'
@@ -83,6 +83,7 @@ export class KeyRing {
   private loadedAt = -Infinity
   private records: SigningKeyRecord[] = []
   private active: ActiveSigningKey | null = null
+  private readonly publicKeys = new Map<string, KeyObject>()
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -110,6 +111,23 @@ export class KeyRing {
     await this.reload()
     const now = this.clock.now()
     return { keys: this.records.filter((k) => isPublished(k, now, this.accessTokenTtlSec)).map((k) => k.publicJwk) }
+  }
+
+  /**
+   * The public key of a published key (for verifying tokens), or null. The ring re-reads the
+   * store at most every reload interval, so a revocation or rotation elsewhere counts within it.
+   */
+  async publicKey(kid: string): Promise<KeyObject | null> {
+    const find = () => this.records.find((k) => k.kid === kid && isPublished(k, this.clock.now(), this.accessTokenTtlSec))
+    if (this.clock.now() - this.loadedAt > this.reloadMs) await this.reload()
+    const record = find()
+    if (!record) return null
+    let key = this.publicKeys.get(kid)
+    if (!key) {
+      key = createPublicKey({ key: record.publicJwk as never, format: 'jwk' })
+      this.publicKeys.set(kid, key)
+    }
+    return key
   }
 
   private async reload(): Promise<void> {

@@ -188,4 +188,26 @@ describe('POST /login', () => {
     expect(res.json).toEqual({ statusCode: 503, message: 'Service unavailable', data: null })
     expect(res.headers.get('retry-after')).toBe('2')
   })
+
+  it('sheds a login at a full hashing queue before any database work', async () => {
+    const { email } = await ctx.addUser()
+    const { PasswordHasher } = await import('../../src/core/passwords')
+    const hasher = new PasswordHasher({ memoryKib: 64, timeCost: 1, concurrency: 1, maxWaitMs: 1000, initialEstimateMs: 2000 })
+    let release!: () => void
+    const blocker = hasher['limited'](() => new Promise<void>((resolve) => (release = resolve)))
+    ;(ctx.runtime as { hasher: unknown }).hasher = hasher
+    // Every store call the login makes after the API key guard.
+    const calls: string[] = []
+    for (const [group, methods] of Object.entries(ctx.runtime.store)) {
+      if (typeof methods !== 'object' || methods === null || group === 'apiKeys') continue
+      for (const [name, fn] of Object.entries(methods)) {
+        if (typeof fn === 'function') (methods as Record<string, unknown>)[name] = (...args: unknown[]) => (calls.push(`${group}.${name}`), fn(...args))
+      }
+    }
+    const res = await loginFor(ctx, email)
+    release()
+    await blocker
+    expect(res.status).toBe(503)
+    expect(calls).toEqual([])
+  })
 })

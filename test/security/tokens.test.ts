@@ -1,10 +1,12 @@
-// Access tokens: ES256 with a kid, verifiable from the JWKS, and a verifier that pins the
-// algorithm and the JWKS refuses forged, unsigned (alg: none), wrongly keyed, key-confused
-// and expired tokens (RFC 8725 §3.1, §3.2; ASVS 9.1.1-9.1.3).
+// Access tokens: ES256 with a kid, verifiable from the JWKS by any standard library, and
+// authd's own verifier (core/access-tokens.ts, what authd's endpoints accept) refuses forged,
+// unsigned (alg: none), wrongly keyed, key-confused, key-locating, revoked-key and expired
+// tokens (RFC 8725 §3.1, §3.2; ASVS 9.1.1-9.1.3).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createHmac, generateKeyPairSync } from 'node:crypto'
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
-import { signAccessToken } from '../../src/core/access-tokens'
+import { signAccessToken, verifyAccessToken } from '../../src/core/access-tokens'
+import { revokeSigningKey } from '../../src/core/signing-keys'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
@@ -22,6 +24,19 @@ beforeAll(async () => {
 afterAll(() => ctx.close())
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+/** authd's verifier, as its own endpoints use it. */
+const verifyHere = (jwt: string) =>
+  verifyAccessToken(ctx.runtime.keyRing, jwt, {
+    issuer: ctx.runtime.config.issuer,
+    now: Date.now(),
+    audienceOf: async (tenantId) => (await ctx.runtime.store.tenants.get(tenantId))?.audience ?? null,
+  })
+/** Re-signs header and payload with authd's real key: what only a key leak would allow. */
+const resign = async (header: object, payload: string) => {
+  const key = await ctx.runtime.keyRing.signingKey()
+  const input = `${b64(header)}.${payload}`
+  return `${input}.${sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+}
 const verify = (jwt: string) => jwtVerify(jwt, createLocalJWKSet(jwks), { algorithms: ['ES256'], issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}` })
 
 describe('access tokens', () => {
@@ -29,6 +44,7 @@ describe('access tokens', () => {
     const protectedHeader = decodeProtectedHeader(token)
     expect(protectedHeader).toEqual({ alg: 'ES256', typ: 'JWT', kid: jwks.keys[0]!.kid })
     expect((await verify(token)).payload.sub).toEqual(expect.any(String))
+    expect((await verifyHere(token)).tid).toBe(ctx.tenantId)
   })
 
   it.each([
@@ -51,8 +67,32 @@ describe('access tokens', () => {
       const user = (await ctx.runtime.store.users.list(ctx.tenantId))[0]!
       return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, Date.now() - 16 * 60 * 1000)
     }],
-  ])('are refused when %s', async (_, make) => {
-    await expect(verify(await make())).rejects.toThrow()
+    ['naming a key location (jku) in an otherwise valid token', () => resign({ ...decodeProtectedHeader(token), jku: 'https://evil.example/jwks.json' }, token.split('.')[1]!)],
+    ['with a crit header authd does not understand', () => resign({ ...decodeProtectedHeader(token), crit: ['exp'], exp: 1 }, token.split('.')[1]!)],
+    ['carrying another tenant\'s audience', async () => {
+      const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+      return resign(decodeProtectedHeader(token), b64({ ...claims, aud: 'urn:authd:tenant:someone-else' }))
+    }],
+  ])('are refused by authd when %s', async (_, make) => {
+    await expect(verifyHere(await make())).rejects.toThrow('Unauthorized')
+  })
+
+  it('signed by a revoked key are refused by authd, and the key leaves the JWKS', async () => {
+    const own = await createTestContext()
+    try {
+      const { email } = await own.addUser()
+      const jwt = (await loginFor(own, email)).json.data.response.accessToken
+      const check = () =>
+        verifyAccessToken(own.runtime.keyRing, jwt, { issuer: own.runtime.config.issuer, now: Date.now(), audienceOf: async () => `urn:authd:tenant:${own.tenantId}` })
+      expect((await check()).sub).toEqual(expect.any(String))
+      const kid = decodeProtectedHeader(jwt).kid!
+      await revokeSigningKey(own.runtime, kid, undefined, 0)
+      own.clock.advance(6) // past the key ring's reload interval
+      await expect(check()).rejects.toThrow('Unauthorized')
+      expect((await own.call('GET', '/api/v1/auth/.well-known/jwks.json')).json.keys.map((k: { kid: string }) => k.kid)).not.toContain(kid)
+    } finally {
+      own.close()
+    }
   })
 
   it("of one tenant fail another tenant's audience check", async () => {
