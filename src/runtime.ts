@@ -2,6 +2,7 @@
 import type { Config } from './config'
 import { systemClock, type Clock } from './core/clock'
 import type { Deps } from './core/deps'
+import { Signal, type DomainEvent } from './core/events'
 import { PasswordHasher } from './core/passwords'
 import { randomToken } from './core/secrets'
 import { limitRules } from './core/limits'
@@ -10,18 +11,6 @@ import { KeyRing } from './core/signing-keys'
 import { openDatabase } from './db/client'
 import { runMigrations } from './db/migrate'
 import { createSqliteStore } from './db/sqlite-store'
-
-/** A minimal in-process event: the mail worker listens, core notifies. */
-export class Signal {
-  private readonly listeners = new Set<() => void>()
-  notify() {
-    for (const listener of this.listeners) listener()
-  }
-  listen(listener: () => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-}
 
 export interface Runtime extends Deps {
   mailQueued: Signal
@@ -55,6 +44,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
       hmac: await store.serverSecret('hmac', () => randomToken(32)),
     },
     mailQueued: new Signal(),
+    events: new Signal<DomainEvent>(),
     limitRules: limitRules(config),
     refusals: new RefusalTally(),
     appliedMigrations,

@@ -1,6 +1,7 @@
 // What every core function is given: plain values, never an HTTP context.
 import type { Config } from '../config'
 import type { Clock } from './clock'
+import type { DomainEvent, Signal } from './events'
 import type { LimitRules } from './limits'
 import type { PasswordHasher } from './passwords'
 import type { RefusalTally } from './refusals'
@@ -25,4 +26,6 @@ export interface Deps {
   refusals: RefusalTally
   /** Told whenever mail is queued, so a running worker delivers it at once. */
   mailQueued: { notify(): void }
+  /** What core reports as it decides (core/events.ts): the metrics listen. */
+  events: Signal<DomainEvent>
 }

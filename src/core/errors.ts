@@ -1,10 +1,30 @@
-// Errors are values: core raises an AppError with the HTTP status and the public message,
-// and the server maps it to the envelope in exactly one place (src/server/errors.ts).
-// Messages are shown to clients as they are, so they never carry secrets or internals.
+// Every error a client or an admin can see, declared once. Core raises them as values (an
+// AppError with the HTTP status, a stable code and the public message), and the server maps
+// them to the envelope in exactly one place (src/server/errors.ts). The code never changes
+// once published: logs, metrics and scripts key on it, while messages may be reworded.
+// Messages are shown as they are, so they never carry secrets or internals.
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'weak_password'
+  | 'invalid_otp'
+  | 'unauthorized'
+  | 'user_disabled'
+  | 'tenant_disabled'
+  | 'cross_site'
+  | 'tenant_user_password'
+  | 'not_found'
+  | 'conflict'
+  | 'password_exists'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal'
 
 export class AppError extends Error {
   constructor(
     readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     /** Seconds, sent as Retry-After on 429 and 503. */
     readonly retryAfter?: number,
@@ -14,10 +34,22 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new AppError(400, message)
-export const unauthorized = () => new AppError(401, 'Unauthorized')
-export const forbidden = (message: string) => new AppError(403, message)
+/** A malformed or invalid request: the message names the field and what is wrong with it. */
+export const badRequest = (message: string) => new AppError(400, 'invalid_request', message)
+/** A password the policy refuses: the message names the rule. */
+export const weakPassword = (message: string) => new AppError(400, 'weak_password', message)
+/** Any OTP failure (wrong, expired, spent, unknown address): never says which. */
+export const invalidOtp = () => new AppError(400, 'invalid_otp', 'Invalid or expired OTP')
+export const unauthorized = () => new AppError(401, 'unauthorized', 'Unauthorized')
+export const userDisabled = () => new AppError(403, 'user_disabled', 'User is disabled')
+export const tenantDisabled = () => new AppError(403, 'tenant_disabled', 'Tenant is disabled')
+export const crossSiteRefused = () => new AppError(403, 'cross_site', 'Cross-site request refused')
+export const tenantUserCannotSetUpPassword = () => new AppError(403, 'tenant_user_password', 'Tenant users cannot set up passwords')
 /** The HTTP API always says 'Resource not found'; the CLI names what it looked for. */
-export const notFound = (message = 'Resource not found') => new AppError(404, message)
-export const conflict = (message: string) => new AppError(409, message)
-export const serviceUnavailable = (retryAfter = 1) => new AppError(503, 'Service unavailable', retryAfter)
+export const notFound = (message = 'Resource not found') => new AppError(404, 'not_found', message)
+export const conflict = (message: string) => new AppError(409, 'conflict', message)
+export const alreadyHasPassword = () => new AppError(409, 'password_exists', 'User already has a password')
+export const payloadTooLarge = () => new AppError(413, 'payload_too_large', 'Payload too large')
+export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'rate_limited', 'Too many requests', Math.max(1, Math.ceil(retryAfterMs / 1000)))
+export const serviceUnavailable = (retryAfter = 1) => new AppError(503, 'unavailable', 'Service unavailable', retryAfter)
+export const internalError = () => new AppError(500, 'internal', 'Internal server error')

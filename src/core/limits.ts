@@ -11,7 +11,7 @@ import type { Config } from '../config'
 import type { Actor } from './audit'
 import type { Deps } from './deps'
 import type { RefusalType } from './refusals'
-import { AppError } from './errors'
+import { tooManyRequests } from './errors'
 import { hmacSha256 } from './secrets'
 import type { LimitUpdate } from './store'
 import type { LimitCounter } from './types'
@@ -66,7 +66,6 @@ export function limitRules(config: Pick<Config, 'limits'>) {
 
 export type LimitRules = ReturnType<typeof limitRules>
 
-export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'Too many requests', Math.max(1, Math.ceil(retryAfterMs / 1000)))
 
 type LimitDeps = Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'refusals'>
 

@@ -4,7 +4,7 @@
 // the outbox worker, never inline. Every OTP failure is the same 400.
 import { audit, auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
-import { AppError, forbidden } from './errors'
+import { invalidOtp, userDisabled } from './errors'
 import { guardLimits, ipSubject, limitUpdates, recordOutcomes, spendBudget, type Rule } from './limits'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { newOutboxMessage, passwordChangedNotice } from './mail/outbox'
@@ -16,9 +16,8 @@ import type { PasswordResetOtp, Tenant } from './types'
 import { normaliseEmail, toPublicUser, type PublicUser } from './users'
 
 export const FORGOT_PASSWORD_MESSAGE = 'If the e-mail is registered, a password-reset OTP has been sent'
-const invalidOtp = () => new AppError(400, 'Invalid or expired OTP')
 
-type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals'>
+type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals' | 'events'>
 
 /** Returns the normalised address (the response's data). */
 export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Tenant; email: string }, actor: Actor): Promise<string> {
@@ -57,6 +56,7 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
     mail: eligible ? mail : undefined,
   })
   deps.mailQueued.notify()
+  deps.events.notify({ kind: 'password_reset_requested' })
   return email
 }
 
@@ -101,7 +101,7 @@ export async function changePassword(
     })
     throw invalidOtp()
   }
-  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  if (user.disabledAt !== null) throw userDisabled()
 
   // A weak password does not spend the OTP: the user may try again with a better one.
   const password = await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)

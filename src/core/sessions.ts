@@ -5,7 +5,7 @@
 import { signAccessToken } from './access-tokens'
 import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
-import { forbidden, unauthorized } from './errors'
+import { AppError, tenantDisabled, unauthorized, userDisabled, type ErrorCode } from './errors'
 import { guardLimits, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { normalisePassword } from './password-policy'
@@ -29,11 +29,30 @@ export interface LoginResult extends Session {
 
 type SessionDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
 
-export async function login(
-  deps: SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals'>,
-  input: { tenant: Tenant; email: string; password: string; rememberMe: boolean; deviceCookie?: string },
-  actor: Actor,
-): Promise<LoginResult> {
+type LoginDeps = SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals' | 'events'>
+type LoginInput = { tenant: Tenant; email: string; password: string; rememberMe: boolean; deviceCookie?: string }
+
+/** How a refused login is reported, by the code of its error (a malformed request is none). */
+const LOGIN_OUTCOMES: Partial<Record<ErrorCode, 'failed' | 'limited' | 'overloaded'>> = {
+  unauthorized: 'failed',
+  user_disabled: 'failed',
+  rate_limited: 'limited',
+  unavailable: 'overloaded',
+}
+
+export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginResult> {
+  try {
+    const result = await authenticate(deps, input, actor)
+    deps.events.notify({ kind: 'login', outcome: 'succeeded' })
+    return result
+  } catch (error) {
+    const outcome = error instanceof AppError ? LOGIN_OUTCOMES[error.code] : undefined
+    if (outcome) deps.events.notify({ kind: 'login', outcome })
+    throw error
+  }
+}
+
+async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginResult> {
   // Under a flood, refuse before any database work: a refused login must be cheap.
   deps.hasher.assertCapacity()
   const { tenant } = input
@@ -69,7 +88,7 @@ export async function login(
   // Only someone who knows the password learns that the account is disabled.
   if (user.disabledAt !== null) {
     await audit(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } })
-    throw forbidden('User is disabled')
+    throw userDisabled()
   }
   const now = deps.clock.now()
   if (deps.hasher.needsRehash(user.passwordHash!)) {
@@ -107,8 +126,8 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
 
   const [user, tenant] = await Promise.all([deps.store.users.get(family.userId), deps.store.tenants.get(family.tenantId)])
   if (!user || !tenant) throw unauthorized()
-  if (user.disabledAt !== null) throw forbidden('User is disabled')
-  if (tenant.disabledAt !== null) throw forbidden('Tenant is disabled')
+  if (user.disabledAt !== null) throw userDisabled()
+  if (tenant.disabledAt !== null) throw tenantDisabled()
 
   // The successor is derived from the presented token with a server-side key, so only its
   // hash is stored and yet every presentation within the grace period yields the same one.

@@ -3,7 +3,7 @@
 // the endpoint still refuses them (403) as the last line of defence.
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from './errors'
+import { AppError, alreadyHasPassword, badRequest, notFound, tenantUserCannotSetUpPassword, unauthorized, userDisabled } from './errors'
 import { newOutboxMessage } from './mail/outbox'
 import { invitationMail } from './mail/templates'
 import { ipSubject, spendBudget } from './limits'
@@ -12,8 +12,6 @@ import { randomToken, sha256 } from './secrets'
 import { getTenant } from './tenants'
 import type { SetupToken, Tenant, User } from './types'
 import { getUser } from './users'
-
-export const alreadyHasPassword = () => conflict('User already has a password')
 
 export function newSetupToken(deps: Pick<Deps, 'config'>, userId: string, now: number): { token: string; record: SetupToken } {
   const token = randomToken(32)
@@ -30,7 +28,7 @@ export async function inviteUser(
   const user = await getUser(deps, userId)
   if (user.type === 'tenant') throw badRequest('Tenant users never get a setup token: they cannot have a password')
   if (user.passwordHash !== null) throw alreadyHasPassword()
-  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  if (user.disabledAt !== null) throw userDisabled()
   const tenant = await getTenant(deps, user.tenantId)
   const now = deps.clock.now()
   const { token, record } = newSetupToken(deps, user.id, now)
@@ -82,10 +80,10 @@ async function redeemSetupToken(
   // Another tenant's token is as good as none: its existence is not revealed.
   if (user.tenantId !== input.tenant.id) throw unauthorized()
   identified(user.id)
-  if (user.type === 'tenant') throw new AppError(403, 'Tenant users cannot set up passwords')
+  if (user.type === 'tenant') throw tenantUserCannotSetUpPassword()
   if (user.passwordHash !== null) throw alreadyHasPassword()
   if (record.usedAt !== null) throw unauthorized()
-  if (user.disabledAt !== null) throw forbidden('User is disabled')
+  if (user.disabledAt !== null) throw userDisabled()
 
   const password = await checkPasswordPolicy(input.password, deps.config.passwordMinLength, user)
   const passwordHash = await deps.hasher.hash(password)

@@ -62,6 +62,10 @@ function reportUntrustedLocalProxy(deps: Deps, logger: Logger) {
 /** The metrics with their scrape-time gauges (mail queue, hashing queue). */
 export function createMetrics(deps: Deps): Metrics {
   const metrics = new Metrics()
+  deps.events.listen((event) => {
+    if (event.kind === 'login') metrics.logins.inc({ outcome: event.outcome })
+    else metrics.otpsRequested.inc()
+  })
   metrics.addGauge(
     new Gauge('authd_mail_outbox_messages', 'Outbox messages by status.', async () =>
       Object.entries(await deps.store.outbox.countByStatus()).map(([status, value]) => ({ labels: { status }, value })),

@@ -27,9 +27,15 @@ describe('authd keys revoke', () => {
       expect(decodeProtectedHeader(otherSession.json.data.response.accessToken).kid).toBe(rotated)
       expect((await jwks()).keys.map((k) => k.kid)).toEqual([leakedKid, rotated])
 
-      const revoke = authd(['--json', 'keys', 'revoke', leakedKid])
-      await Bun.sleep(1000)
-      // Out of the JWKS at once, before the command has finished its second sweep.
+      let finished = false
+      const revoke = authd(['--json', 'keys', 'revoke', leakedKid]).finally(() => (finished = true))
+      // Out of the JWKS at once: while the command still waits to sweep sessions a second time.
+      let goneWhileRunning = false
+      while (!finished && !goneWhileRunning) {
+        goneWhileRunning = !(await jwks()).keys.some((k) => k.kid === leakedKid)
+        await Bun.sleep(50)
+      }
+      expect(goneWhileRunning).toBe(true)
       expect((await jwks()).keys.map((k) => k.kid)).toEqual([rotated])
       const result = await revoke
       expect(result.json).toEqual({ kid: leakedKid, replacementKid: null, sessionsRevoked: 1 })

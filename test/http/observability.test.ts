@@ -77,6 +77,14 @@ describe('request logs', () => {
     expect(lines.join('\n')).not.toContain('Grace%40')
   })
 
+  it("name a failed request's stable error code", async () => {
+    await call('POST', '/api/v1/auth/login', { body: { email: 'nobody@example.com', password: 'a wrong password here' } })
+    const entry = JSON.parse(lines.find((l) => l.includes('"msg":"request"'))!)
+    expect(entry).toMatchObject({ status: 401, error: 'unauthorized' })
+    await call('GET', '/healthz')
+    expect(JSON.parse(lines.filter((l) => l.includes('"msg":"request"'))[1]!).error).toBeUndefined()
+  })
+
   it('mask an address in any path segment, routed or not', async () => {
     expect((await call('GET', '/zz/api/v1/auth/forgot-password/grace%40example.com')).status).toBe(404)
     const entry = JSON.parse(lines.find((l) => l.includes('"msg":"request"'))!)
@@ -108,6 +116,8 @@ describe('GET /metrics', () => {
     expect(samples.get('authd_logins_total{outcome="succeeded"}')).toBe(1)
     expect(samples.get('authd_logins_total{outcome="failed"}')).toBe(1)
     expect(samples.get('authd_password_reset_requests_total')).toBe(1)
+    expect(samples.get('authd_errors_total{code="unauthorized"}')).toBe(1)
+    expect(samples.get('authd_errors_total{code="not_found"}')).toBe(1)
     expect(samples.get('authd_http_request_duration_seconds_count{route="/api/v1/auth/login",method="POST"}')).toBe(2)
     expect(samples.get('authd_http_request_duration_seconds_bucket{route="/api/v1/auth/login",method="POST",le="+Inf"}')).toBe(2)
     expect(samples.get('authd_mail_outbox_messages{status="pending"}')).toBe(1)

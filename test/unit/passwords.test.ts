@@ -30,7 +30,7 @@ describe('PasswordHasher', () => {
       })
     // 2 run; 4 wait (at most ceil(4/2) x 100 ms = 200 ms <= 250 ms); a 7th would wait 300 ms.
     const accepted = [job(), job(), job(), job(), job(), job()]
-    await expect(job()).rejects.toEqual(new AppError(503, 'Service unavailable', 1))
+    await expect(job()).rejects.toEqual(new AppError(503, 'unavailable', 'Service unavailable', 1))
     while (releases.length > 0 || running > 0) {
       releases.shift()?.()
       await Bun.sleep(0)
@@ -53,11 +53,11 @@ describe('checkPasswordPolicy', () => {
     ['a breached password in capitals', 'PASSWORDPASSWORD', 'Password is too common: it appears in lists of breached passwords'],
     ['a breached password padded with digits and symbols', 'passwordpassword2024!', 'Password is too common: it appears in lists of breached passwords'],
   ])('refuses %s with a 400 naming the rule', async (_, password, message) => {
-    await expect(checkPasswordPolicy(password, 15, who)).rejects.toEqual(new AppError(400, message))
+    await expect(checkPasswordPolicy(password, 15, who)).rejects.toEqual(new AppError(400, 'weak_password', message))
   })
 
   it('checks the blocklist at a lower configured minimum too', async () => {
-    await expect(checkPasswordPolicy('baseball', 8, who)).rejects.toEqual(new AppError(400, 'Password is too common: it appears in lists of breached passwords'))
+    await expect(checkPasswordPolicy('baseball', 8, who)).rejects.toEqual(new AppError(400, 'weak_password', 'Password is too common: it appears in lists of breached passwords'))
     expect(await checkPasswordPolicy('tangerine kayak', 8, who)).toBe('tangerine kayak')
   })
 

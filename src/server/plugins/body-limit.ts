@@ -2,9 +2,8 @@
 // front, and for chunked bodies (no length) while reading. Bun's own cap (set higher in
 // serve.ts) is only a backstop, since it answers without our envelope.
 import { Elysia } from 'elysia'
-import { AppError, badRequest } from '../../core/errors'
+import { badRequest, payloadTooLarge as tooLarge } from '../../core/errors'
 
-const tooLarge = () => new AppError(413, 'Payload too large')
 
 async function readText(request: Request, limit: number): Promise<string> {
   if (!request.body) return ''

@@ -5,6 +5,7 @@
 import { Elysia } from 'elysia'
 import { maskEmail } from '../../core/audit'
 import type { Logger } from '../../log'
+import { errorCodes } from '../errors'
 import type { Metrics } from '../metrics'
 
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/
@@ -27,16 +28,6 @@ export function loggablePath(pathname: string): string {
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked
 }
 
-/** Business counters that follow from a route's status. */
-function countOutcome(metrics: Metrics, route: string, status: number) {
-  if (route.endsWith('/login')) {
-    const outcome = status === 201 ? 'succeeded' : status === 429 ? 'limited' : status === 503 ? 'overloaded' : status === 401 || status === 403 ? 'failed' : null
-    if (outcome) metrics.logins.inc({ outcome })
-  } else if (route.endsWith('/forgot-password/:email') && status === 200) {
-    metrics.otpsRequested.inc()
-  }
-}
-
 export const observability = (logger: Logger, metrics: Metrics) =>
   new Elysia({ name: 'observability' })
     .derive({ as: 'global' }, ({ request, set }) => {
@@ -53,12 +44,14 @@ export const observability = (logger: Logger, metrics: Metrics) =>
       const routeLabel = route || 'unmatched'
       metrics.requests.inc({ route: routeLabel, method: request.method, status: String(status) })
       metrics.requestDuration.observe({ route: routeLabel, method: request.method }, seconds)
-      countOutcome(metrics, routeLabel, status)
+      const error = errorCodes.get(request)
+      if (error) metrics.errors.inc({ code: error })
       logger.log(status >= 500 ? 'error' : 'info', 'request', {
         requestId,
         method: request.method,
         path: loggablePath(new URL(request.url).pathname),
         status,
+        ...(error && { error }),
         durationMs: Math.round(seconds * 10000) / 10,
         ip: actor?.ip,
       })

@@ -7,7 +7,7 @@
 // other origins always send Origin with their CORS requests. Non-browser clients send
 // neither header and are not affected.
 import { Elysia } from 'elysia'
-import { forbidden } from '../../core/errors'
+import { crossSiteRefused } from '../../core/errors'
 
 export const originCheck = (allowedOrigins: ReadonlySet<string>) =>
   new Elysia({ name: 'origin-check' }).macro({
@@ -15,9 +15,9 @@ export const originCheck = (allowedOrigins: ReadonlySet<string>) =>
       beforeHandle({ request }) {
         const origin = request.headers.get('origin')
         const allowed = origin !== null && allowedOrigins.has(origin)
-        if (origin !== null && !allowed) throw forbidden('Cross-site request refused')
+        if (origin !== null && !allowed) throw crossSiteRefused()
         const site = request.headers.get('sec-fetch-site')
-        if (site !== null && site !== 'same-origin' && site !== 'none' && !allowed) throw forbidden('Cross-site request refused')
+        if (site !== null && site !== 'same-origin' && site !== 'none' && !allowed) throw crossSiteRefused()
       },
     },
   })
