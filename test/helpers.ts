@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { loadConfig, type Config } from '../src/config'
 import { createApiKey } from '../src/core/api-keys'
 import type { Clock } from '../src/core/clock'
+import type { Store } from '../src/core/store'
 import { createTenant } from '../src/core/tenants'
 import { createUser, type NewUser } from '../src/core/users'
 import { deliverDue } from '../src/core/mail/outbox'
@@ -148,6 +149,22 @@ export async function requestOtp(ctx: TestContext, email: string): Promise<strin
   } finally {
     db.close()
   }
+}
+
+/** Wraps every store method to record its calls (name and arguments), in order. */
+export function recordStoreCalls(store: Store) {
+  const calls: Array<{ name: string; args: unknown[] }> = []
+  for (const [group, methods] of Object.entries(store)) {
+    if (typeof methods !== 'object' || methods === null) continue
+    for (const [name, fn] of Object.entries(methods)) {
+      if (typeof fn !== 'function') continue
+      ;(methods as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        calls.push({ name: `${group}.${name}`, args })
+        return (fn as (...a: unknown[]) => unknown)(...args)
+      }
+    }
+  }
+  return calls
 }
 
 /** Logs the user in and returns the refresh cookie value. */

@@ -3,7 +3,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose'
 import { revokeApiKey } from '../../src/core/api-keys'
 import { setTenantDisabled } from '../../src/core/tenants'
 import { setUserDisabled } from '../../src/core/users'
-import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+import { createTestContext, loginFor, PASSWORD, recordStoreCalls, type TestContext } from '../helpers'
 
 const LOGIN = '/api/v1/auth/login'
 let ctx: TestContext
@@ -173,17 +173,21 @@ describe('POST /login', () => {
     expect((await loginFor(ctx, email)).status).toBe(201)
   })
 
-  it('answers 503 with Retry-After when the password-hashing queue is full', async () => {
-    const { email } = await ctx.addUser()
+  /** A hasher whose one slot is taken by a hash expected to last 2 s: a login would wait past 1 s. */
+  async function saturatedHasher() {
     const { PasswordHasher } = await import('../../src/core/passwords')
-    // One hash at a time, expected to take 2 s: a login that would wait behind it is refused.
     const hasher = new PasswordHasher({ memoryKib: 64, timeCost: 1, concurrency: 1, maxWaitMs: 1000, initialEstimateMs: 2000 })
     let release!: () => void
     const blocker = hasher['limited'](() => new Promise<void>((resolve) => (release = resolve)))
+    return { hasher, release: () => (release(), blocker) }
+  }
+
+  it('answers 503 with Retry-After when the password-hashing queue is full', async () => {
+    const { email } = await ctx.addUser()
+    const { hasher, release } = await saturatedHasher()
     ctx.runtime.hasher.verify = hasher.verify.bind(hasher)
     const res = await loginFor(ctx, email)
-    release()
-    await blocker
+    await release()
     expect(res.status).toBe(503)
     expect(res.json).toEqual({ statusCode: 503, message: 'Service unavailable', data: null })
     expect(res.headers.get('retry-after')).toBe('2')
@@ -191,23 +195,13 @@ describe('POST /login', () => {
 
   it('sheds a login at a full hashing queue before any database work', async () => {
     const { email } = await ctx.addUser()
-    const { PasswordHasher } = await import('../../src/core/passwords')
-    const hasher = new PasswordHasher({ memoryKib: 64, timeCost: 1, concurrency: 1, maxWaitMs: 1000, initialEstimateMs: 2000 })
-    let release!: () => void
-    const blocker = hasher['limited'](() => new Promise<void>((resolve) => (release = resolve)))
+    const { hasher, release } = await saturatedHasher()
     ;(ctx.runtime as { hasher: unknown }).hasher = hasher
-    // Every store call the login makes after the API key guard.
-    const calls: string[] = []
-    for (const [group, methods] of Object.entries(ctx.runtime.store)) {
-      if (typeof methods !== 'object' || methods === null || group === 'apiKeys') continue
-      for (const [name, fn] of Object.entries(methods)) {
-        if (typeof fn === 'function') (methods as Record<string, unknown>)[name] = (...args: unknown[]) => (calls.push(`${group}.${name}`), fn(...args))
-      }
-    }
+    const calls = recordStoreCalls(ctx.runtime.store)
     const res = await loginFor(ctx, email)
-    release()
-    await blocker
+    await release()
     expect(res.status).toBe(503)
-    expect(calls).toEqual([])
+    // Only the API key guard read the store.
+    expect(calls.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash'])
   })
 })

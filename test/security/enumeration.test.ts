@@ -3,10 +3,9 @@
 // and for setup tokens of another tenant and unknown ones.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { hashParameters } from '../../src/core/passwords'
-import type { Store } from '../../src/core/store'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
-import { createTestContext, PASSWORD, type CallResult, type TestContext } from '../helpers'
+import { createTestContext, PASSWORD, recordStoreCalls, type CallResult, type TestContext } from '../helpers'
 
 let ctx: TestContext
 beforeEach(async () => {
@@ -17,21 +16,6 @@ afterEach(() => ctx.close())
 /** Everything a client sees but the Date and X-Request-Id headers (different on every response). */
 const visible = (r: CallResult) => ({ status: r.status, body: r.text, headers: [...r.headers.entries()].filter(([k]) => k !== 'date' && k !== 'x-request-id').sort() })
 
-/** Wraps every store method to record its calls (name and arguments), in order. */
-function recordStoreCalls(store: Store) {
-  const calls: Array<{ name: string; args: unknown[] }> = []
-  for (const [group, methods] of Object.entries(store)) {
-    if (typeof methods !== 'object' || methods === null) continue
-    for (const [name, fn] of Object.entries(methods)) {
-      if (typeof fn !== 'function') continue
-      ;(methods as Record<string, unknown>)[name] = (...args: unknown[]) => {
-        calls.push({ name: `${group}.${name}`, args })
-        return (fn as (...a: unknown[]) => unknown)(...args)
-      }
-    }
-  }
-  return calls
-}
 
 describe('login does not reveal whether an account exists', () => {
   it('answers an unknown e-mail exactly as a wrong password, after the same work', async () => {
