@@ -101,7 +101,10 @@ AUTHD_PORT=3000
 # Serve HTTPS directly (or put a TLS proxy in front and list it below).
 #AUTHD_TLS_CERT=/etc/authd/cert.pem
 #AUTHD_TLS_KEY=/etc/authd/key.pem
+# A reverse proxy on this machine: trust it, or every client shares 127.0.0.1's limits.
 #AUTHD_TRUSTED_PROXIES=127.0.0.1
+# Prometheus metrics on a listener of their own (never the public port).
+#AUTHD_METRICS_ADDR=127.0.0.1:9464
 #AUTHD_CORS_ORIGINS=https://app.example.com
 #AUTHD_SMTP_URL=smtp://user:password@smtp.example.com:587
 #AUTHD_MAIL_FROM=Example <auth@example.com>
