@@ -19,18 +19,32 @@ export interface MigrationStatus {
   pending: string[]
 }
 
-export const embeddedMigrations: Migration[] = journal.entries.map((entry) => {
-  const sqlText = migrationFiles[entry.tag]
-  if (sqlText === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded`)
-  return {
-    tag: entry.tag,
-    createdAt: entry.when,
-    hash: createHash('sha256').update(sqlText).digest('hex'),
-    statements: sqlText.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean),
-  }
-})
+/** One engine's embedded migrations, in journal order (see scripts/embed-migrations.ts). */
+export function loadMigrations(journal: { entries: Array<{ tag: string; when: number }> }, files: Record<string, string>): Migration[] {
+  return journal.entries.map((entry) => {
+    const sqlText = files[entry.tag]
+    if (sqlText === undefined) throw new Error(`migration ${entry.tag} is in the journal but not embedded`)
+    return {
+      tag: entry.tag,
+      createdAt: entry.when,
+      hash: createHash('sha256').update(sqlText).digest('hex'),
+      statements: sqlText.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean),
+    }
+  })
+}
 
-const TABLE = '__drizzle_migrations'
+export const embeddedMigrations: Migration[] = loadMigrations(journal, migrationFiles)
+
+/** What is applied and what is pending, given the newest applied migration's journal time. */
+export function splitByApplied(migrations: Migration[], lastAppliedAt: number): MigrationStatus {
+  return {
+    applied: migrations.filter((m) => m.createdAt <= lastAppliedAt).map((m) => m.tag),
+    pending: migrations.filter((m) => m.createdAt > lastAppliedAt).map((m) => m.tag),
+  }
+}
+
+export const MIGRATIONS_TABLE = '__drizzle_migrations'
+const TABLE = MIGRATIONS_TABLE
 
 function ensureTable(db: Database) {
   db.run(`CREATE TABLE IF NOT EXISTS "${TABLE}" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
@@ -43,11 +57,7 @@ function lastAppliedAt(db: Database): number {
 
 export function migrationStatus(db: Database, migrations = embeddedMigrations): MigrationStatus {
   ensureTable(db)
-  const last = lastAppliedAt(db)
-  return {
-    applied: migrations.filter((m) => m.createdAt <= last).map((m) => m.tag),
-    pending: migrations.filter((m) => m.createdAt > last).map((m) => m.tag),
-  }
+  return splitByApplied(migrations, lastAppliedAt(db))
 }
 
 /** Applies pending migrations; returns the tags it applied (empty when up to date). */

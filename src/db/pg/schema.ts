@@ -1,0 +1,187 @@
+// The PostgreSQL schema: the same tables, columns and indexes as the SQLite one (../schema.ts),
+// so the Store behaves the same on both engines. Timestamps are epoch milliseconds in bigint
+// columns (read as JS numbers: safe until the year 285,000). Migrations are generated from
+// this file by drizzle-kit (`npm run db:generate`) into src/db/migrations-pg.
+import { bigint, bigserial, boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+
+const ms = (name: string) => bigint(name, { mode: 'number' })
+
+export const tenants = pgTable(
+  'tenants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    createdAt: ms('created_at').notNull(),
+    disabledAt: ms('disabled_at'),
+    audience: text('audience').notNull(),
+  },
+  (t) => [uniqueIndex('tenants_audience_idx').on(t.audience)],
+)
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    keyHash: text('key_hash').notNull(),
+    createdAt: ms('created_at').notNull(),
+    revokedAt: ms('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_key_hash_idx').on(t.keyHash), index('api_keys_tenant_idx').on(t.tenantId)],
+)
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    email: text('email').notNull(),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    type: text('type', { enum: ['admin', 'user', 'tenant'] }).notNull(),
+    passwordHash: text('password_hash'),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+    disabledAt: ms('disabled_at'),
+  },
+  (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email)],
+)
+
+// No foreign key on user_id: a token whose user was deleted must still be found (404, not 401).
+export const setupTokens = pgTable(
+  'setup_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    usedAt: ms('used_at'),
+  },
+  (t) => [uniqueIndex('setup_tokens_hash_idx').on(t.tokenHash), index('setup_tokens_user_idx').on(t.userId)],
+)
+
+export const signingKeys = pgTable('signing_keys', {
+  kid: text('kid').primaryKey(),
+  alg: text('alg').notNull(),
+  publicJwk: text('public_jwk').notNull(),
+  privateKeyPem: text('private_key_pem').notNull(),
+  createdAt: ms('created_at').notNull(),
+  retiredAt: ms('retired_at'),
+  revokedAt: ms('revoked_at'),
+})
+
+export const refreshFamilies = pgTable(
+  'refresh_families',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    rememberMe: boolean('remember_me').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    revokedAt: ms('revoked_at'),
+    revokedReason: text('revoked_reason'),
+  },
+  (t) => [index('refresh_families_user_idx').on(t.userId)],
+)
+
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    id: text('id').primaryKey(),
+    familyId: text('family_id')
+      .notNull()
+      .references(() => refreshFamilies.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    spentAt: ms('spent_at'),
+    accessKid: text('access_kid'),
+  },
+  (t) => [uniqueIndex('refresh_tokens_hash_idx').on(t.tokenHash), index('refresh_tokens_family_idx').on(t.familyId)],
+)
+
+export const passwordResetOtps = pgTable('password_reset_otps', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+  createdAt: ms('created_at').notNull(),
+  expiresAt: ms('expires_at').notNull(),
+  attempts: integer('attempts').notNull(),
+  spentAt: ms('spent_at'),
+})
+
+export const passwordResetRequests = pgTable(
+  'password_reset_requests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    emailKey: text('email_key').notNull(),
+    createdAt: ms('created_at').notNull(),
+    issued: boolean('issued').notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+  },
+  (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+)
+
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation'] }).notNull(),
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull(),
+    textBody: text('text_body'),
+    htmlBody: text('html_body'),
+    status: text('status', { enum: ['pending', 'sending', 'sent', 'failed', 'expired'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: ms('next_attempt_at').notNull(),
+    leaseUntil: ms('lease_until'),
+    lastError: text('last_error'),
+    secretExpiresAt: ms('secret_expires_at'),
+    createdAt: ms('created_at').notNull(),
+    sentAt: ms('sent_at'),
+  },
+  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
+)
+
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: ms('created_at').notNull(),
+})
+
+export const limitCounters = pgTable(
+  'limit_counters',
+  {
+    key: text('key').primaryKey(),
+    count: integer('count').notNull(),
+    windowStart: ms('window_start').notNull(),
+    blockedUntil: ms('blocked_until'),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [index('limit_counters_updated_idx').on(t.updatedAt)],
+)
+
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: ms('at').notNull(),
+    type: text('type').notNull(),
+    tenantId: text('tenant_id'),
+    userId: text('user_id'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    detail: text('detail'),
+  },
+  (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_tenant_idx').on(t.tenantId, t.at), index('audit_events_user_idx').on(t.userId, t.at)],
+)
+
