@@ -1,0 +1,24 @@
+// Opens PostgreSQL through Bun's built-in SQL client and drizzle-orm/bun-sql: no driver
+// dependency, and it works inside `bun build --compile`.
+import { SQL } from 'bun'
+import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql'
+import * as schema from './schema'
+
+export type PgDb = BunSQLDatabase<typeof schema> & { $client: SQL }
+/** A transaction, or the database itself: what the helpers that run inside one accept. */
+export type PgExecutor = Pick<PgDb, 'select' | 'insert' | 'update' | 'delete' | 'execute'>
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url)
+}
+
+export function openPostgres(url: string, options: { max?: number } = {}): PgDb {
+  const client = new SQL(url, { max: options.max ?? 10, idleTimeout: 30, connectionTimeout: 10 })
+  return drizzle({ client, schema }) as PgDb
+}
+
+/** SQLSTATE 23505, as Bun's client reports it (drizzle wraps it in its DrizzleQueryError). */
+export function isPgUniqueViolation(error: unknown): boolean {
+  const e = error as { errno?: string; cause?: { errno?: string } } | null
+  return e?.errno === '23505' || e?.cause?.errno === '23505'
+}

@@ -1,0 +1,37 @@
+// What several PostgreSQL store methods do inside their transaction: the same rules as
+// ../helpers.ts for SQLite.
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import type { OutboxMessage } from '../../core/types'
+import type { SecretsOwner } from '../helpers'
+import type { PgExecutor } from './client'
+import { mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
+
+/** Serialises transactions that take the same key (a check-then-write on one subject). */
+export async function lockKey(tx: PgExecutor, key: string) {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
+}
+
+export async function spendOutstandingSecrets(tx: PgExecutor, owner: SecretsOwner, now: number) {
+  const ofOwner = <T extends typeof setupTokens.userId | typeof passwordResetOtps.userId>(column: T) =>
+    'userId' in owner ? eq(column, owner.userId) : inArray(column, tx.select({ id: users.id }).from(users).where(eq(users.tenantId, owner.tenantId)))
+  await tx.update(setupTokens).set({ usedAt: now }).where(and(ofOwner(setupTokens.userId), isNull(setupTokens.usedAt)))
+  await tx.update(passwordResetOtps).set({ spentAt: now }).where(and(ofOwner(passwordResetOtps.userId), isNull(passwordResetOtps.spentAt)))
+}
+
+export async function revokeSessionsOf(tx: PgExecutor, owner: SecretsOwner, now: number, reason: string): Promise<number> {
+  const ofOwner = 'userId' in owner ? eq(refreshFamilies.userId, owner.userId) : eq(refreshFamilies.tenantId, owner.tenantId)
+  const revoked = await tx
+    .update(refreshFamilies)
+    .set({ revokedAt: now, revokedReason: reason })
+    .where(and(ofOwner, isNull(refreshFamilies.revokedAt)))
+    .returning({ id: refreshFamilies.id })
+  return revoked.length
+}
+
+export async function replacePassword(tx: PgExecutor, input: { userId: string; passwordHash: string; now: number; reason: string; notice: OutboxMessage }) {
+  const { userId, passwordHash, now, reason, notice } = input
+  await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId))
+  await spendOutstandingSecrets(tx, { userId }, now)
+  await revokeSessionsOf(tx, { userId }, now, reason)
+  await tx.insert(mailOutbox).values(notice)
+}

@@ -1,0 +1,103 @@
+// Limit counters and the audit log over PostgreSQL. The counter rules are the SQLite ones
+// (../limit-audit-stores.ts): each update is one atomic upsert, so concurrent requests on any
+// instance never lose a count.
+import { and, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
+import type { AuditStore, LimitStore, LimitUpdate } from '../../core/store'
+import type { AuditEvent, LimitCounter } from '../../core/types'
+import type { PgDb, PgExecutor } from './client'
+import { auditEvents, limitCounters } from './schema'
+
+const returning = sql`RETURNING key, count, window_start AS "windowStart", blocked_until AS "blockedUntil", updated_at AS "updatedAt"`
+
+/** One counter update inside the caller's transaction; the counter after it (null for a reset). */
+async function applyOne(tx: PgExecutor, update: LimitUpdate, now: number): Promise<LimitCounter | null> {
+  const { key } = update
+  if (update.op === 'reset') {
+    await tx.delete(limitCounters).where(eq(limitCounters.key, key))
+    return null
+  }
+  const restart = sql`limit_counters.window_start + ${update.windowMs}::bigint <= ${now}::bigint`
+  if (update.op === 'hit') {
+    const rows = await tx.execute(sql`
+      INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at) VALUES (${key}, 1, ${now}, NULL, ${now})
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE WHEN ${restart} THEN 1 ELSE limit_counters.count + 1 END,
+        window_start = CASE WHEN ${restart} THEN ${now}::bigint ELSE limit_counters.window_start END,
+        updated_at = ${now}
+      ${returning}`)
+    return toCounter(rows[0])
+  }
+  // A failure run: from the threshold on, blocked for base * 2^(count - threshold), capped.
+  const { threshold, baseMs, capMs } = update
+  const nextCount = sql`(CASE WHEN ${restart} THEN 1 ELSE limit_counters.count + 1 END)`
+  const rows = await tx.execute(sql`
+    INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at)
+    VALUES (${key}, 1, ${now}, CASE WHEN 1 >= ${threshold}::int THEN ${now}::bigint + least(${capMs}::bigint, ${baseMs}::bigint) ELSE NULL END, ${now})
+    ON CONFLICT (key) DO UPDATE SET
+      count = ${nextCount},
+      blocked_until = CASE WHEN ${nextCount} >= ${threshold}::int
+        THEN ${now}::bigint + least(${capMs}::bigint, ${baseMs}::bigint * (1::bigint << least(40, ${nextCount} - ${threshold}::int)))
+        ELSE NULL END,
+      window_start = CASE WHEN ${restart} THEN ${now}::bigint ELSE limit_counters.window_start END,
+      updated_at = ${now}
+    ${returning}`)
+  return toCounter(rows[0])
+}
+
+const toCounter = (row: unknown): LimitCounter => {
+  const r = row as Record<string, string | number | null>
+  return { key: String(r.key), count: Number(r.count), windowStart: Number(r.windowStart), blockedUntil: r.blockedUntil === null ? null : Number(r.blockedUntil), updatedAt: Number(r.updatedAt) }
+}
+
+/** Applies counter updates inside the caller's transaction. */
+export async function writeLimits(tx: PgExecutor, updates: LimitUpdate[], now: number): Promise<LimitCounter[]> {
+  const counters: LimitCounter[] = []
+  for (const update of updates) {
+    const counter = await applyOne(tx, update, now)
+    if (counter) counters.push(counter)
+  }
+  return counters
+}
+
+export function createPgLimitStore(db: PgDb): LimitStore {
+  return {
+    async get(keys) {
+      if (keys.length === 0) return []
+      return db.select().from(limitCounters).where(inArray(limitCounters.key, keys))
+    },
+    async apply(updates, now) {
+      if (updates.length === 0) return []
+      return db.transaction((tx) => writeLimits(tx, updates, now))
+    },
+  }
+}
+
+export const toAuditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
+
+export function createPgAuditStore(db: PgDb): AuditStore {
+  return {
+    async record(event) {
+      await db.insert(auditEvents).values(toAuditRow(event))
+    },
+    async recordMany(events) {
+      if (events.length === 0) return
+      await db.transaction(async (tx) => {
+        for (let i = 0; i < events.length; i += 500) await tx.insert(auditEvents).values(events.slice(i, i + 500).map(toAuditRow))
+      })
+    },
+    async query({ tenantId, userId, type, since, limit = 100 }) {
+      const conditions: SQL[] = []
+      if (tenantId) conditions.push(eq(auditEvents.tenantId, tenantId))
+      if (userId) conditions.push(eq(auditEvents.userId, userId))
+      if (type) conditions.push(type.endsWith('.*') ? sql`${auditEvents.type} LIKE ${type.slice(0, -1) + '%'}` : eq(auditEvents.type, type))
+      if (since !== undefined) conditions.push(gte(auditEvents.at, since))
+      const rows = await db
+        .select()
+        .from(auditEvents)
+        .where(conditions.length > 0 ? and(...conditions) : undefined)
+        .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+        .limit(limit)
+      return rows.map((row) => ({ ...row, detail: row.detail === null ? null : JSON.parse(row.detail) }))
+    },
+  }
+}

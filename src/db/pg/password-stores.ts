@@ -1,0 +1,123 @@
+// Password resets (OTPs) and setup tokens over PostgreSQL: the SQLite rules
+// (../password-stores.ts), with row-level conditional writes settling the races across
+// instances and an advisory lock where a rule reads before it writes (the per-address limits).
+import { and, count, desc, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import type { PasswordResetStore, SetupTokenStore } from '../../core/store'
+import type { PgDb } from './client'
+import { lockKey, replacePassword, spendOutstandingSecrets } from './helpers'
+import { toAuditRow, writeLimits } from './limit-audit-stores'
+import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
+
+export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
+  return {
+    async request({ tenantId, emailKey, at, limits, audit, otp, mail }) {
+      return db.transaction(async (tx) => {
+        // Two requests for one address at once, on any instances, must not both pass the limits.
+        await lockKey(tx, `reset:${tenantId}:${emailKey}`)
+        const [lastHour] = await tx
+          .select({ n: count(), last: max(passwordResetRequests.createdAt) })
+          .from(passwordResetRequests)
+          .where(
+            and(
+              eq(passwordResetRequests.tenantId, tenantId),
+              eq(passwordResetRequests.emailKey, emailKey),
+              eq(passwordResetRequests.issued, true),
+              gte(passwordResetRequests.createdAt, at - 3600_000),
+            ),
+          )
+        const last = lastHour?.last === null || lastHour?.last === undefined ? null : Number(lastHour.last)
+        const underLimits = (lastHour?.n ?? 0) < limits.perHour && (last === null || last <= at - limits.intervalMs)
+        await tx.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits })
+        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits } }))
+        if (underLimits && otp) {
+          const { userId: _, ...replacement } = otp
+          await tx.insert(passwordResetOtps).values(otp).onConflictDoUpdate({ target: passwordResetOtps.userId, set: replacement })
+        }
+        if (underLimits && mail) await tx.insert(mailOutbox).values(mail)
+        return underLimits
+      })
+    },
+    async findOtp(owner) {
+      const [row] = await db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, owner))
+      return row ?? null
+    },
+    async recordFailure({ tenantId, emailKey, otpOwner, now, ttlMs, maxAttempts, limits, audit }) {
+      return db.transaction(async (tx) => {
+        const latest = tx
+          .select({ id: passwordResetRequests.id })
+          .from(passwordResetRequests)
+          .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
+          .orderBy(desc(passwordResetRequests.createdAt), desc(passwordResetRequests.id))
+          .limit(1)
+        const tried = await tx
+          .update(passwordResetRequests)
+          .set({ attempts: sql`${passwordResetRequests.attempts} + 1` })
+          .where(and(eq(passwordResetRequests.id, latest), gt(passwordResetRequests.createdAt, now - ttlMs), lt(passwordResetRequests.attempts, maxAttempts)))
+          .returning({ id: passwordResetRequests.id })
+        const counted = tried.length === 1
+        await tx
+          .update(passwordResetOtps)
+          .set({
+            attempts: sql`${passwordResetOtps.attempts} + 1`,
+            spentAt: sql`CASE WHEN ${passwordResetOtps.attempts} + 1 >= ${maxAttempts}::int THEN ${now}::bigint ELSE NULL END`,
+          })
+          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt)))
+        if (counted) await writeLimits(tx, limits, now)
+        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, counted } }))
+        return counted
+      })
+    },
+    async complete({ userId, tenantId, emailKey, codeHash, now, maxAttempts, passwordHash, notice }) {
+      return db.transaction(async (tx) => {
+        const spent = await tx
+          .update(passwordResetOtps)
+          .set({ spentAt: now })
+          .where(
+            and(
+              eq(passwordResetOtps.userId, userId),
+              eq(passwordResetOtps.codeHash, codeHash),
+              isNull(passwordResetOtps.spentAt),
+              gt(passwordResetOtps.expiresAt, now),
+              lt(passwordResetOtps.attempts, maxAttempts),
+            ),
+          )
+          .returning({ userId: passwordResetOtps.userId })
+        if (spent.length !== 1) return false
+        await tx
+          .update(passwordResetRequests)
+          .set({ attempts: maxAttempts })
+          .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
+        await replacePassword(tx, { userId, passwordHash, now, reason: 'password-changed', notice })
+        return true
+      })
+    },
+  }
+}
+
+export function createPgSetupTokenStore(db: PgDb): SetupTokenStore {
+  return {
+    async findByHash(hash) {
+      const [row] = await db.select().from(setupTokens).where(eq(setupTokens.tokenHash, hash))
+      return row ?? null
+    },
+    async replace(token, mail) {
+      await db.transaction(async (tx) => {
+        await tx.update(setupTokens).set({ usedAt: token.createdAt }).where(and(eq(setupTokens.userId, token.userId), isNull(setupTokens.usedAt)))
+        await tx.insert(setupTokens).values(token)
+        if (mail) await tx.insert(mailOutbox).values(mail)
+      })
+    },
+    async complete({ userId, passwordHash, now }) {
+      return db.transaction(async (tx) => {
+        const set = await tx
+          .update(users)
+          .set({ passwordHash, updatedAt: now })
+          .where(and(eq(users.id, userId), isNull(users.passwordHash)))
+          .returning({ id: users.id })
+        if (set.length !== 1) return false
+        await spendOutstandingSecrets(tx, { userId }, now)
+        return true
+      })
+    },
+  }
+}

@@ -1,0 +1,239 @@
+// The Store over PostgreSQL, for several authd instances on one database. The rules are the
+// SQLite store's (../sqlite-store.ts); what differs is how races across processes are
+// settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
+// LOCKED for the outbox, and advisory locks where a rule reads before it writes.
+import { and, asc, eq, getTableColumns, inArray, isNull, like, sql } from 'drizzle-orm'
+import type { Store } from '../../core/store'
+import type { SigningKeyRecord } from '../../core/types'
+import { isPgUniqueViolation, openPostgres, type PgDb } from './client'
+import { lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
+import { createPgAuditStore, createPgLimitStore } from './limit-audit-stores'
+import { pgMigrationStatus } from './migrate'
+import { createPgOutboxStore } from './outbox-store'
+import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
+import { createPgPrune } from './retention-store'
+import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+
+/** Inserts, answering false instead of throwing when a unique index refuses the row. */
+async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write()
+    return true
+  } catch (error) {
+    if (isPgUniqueViolation(error)) return false
+    throw error
+  }
+}
+
+const toSigningKey = (row: typeof signingKeys.$inferSelect): SigningKeyRecord => ({ ...row, alg: row.alg as SigningKeyRecord['alg'], publicJwk: JSON.parse(row.publicJwk) })
+const withoutHash = <T extends { keyHash: string }>({ keyHash: _, ...rest }: T) => rest
+
+export function createPgStore(db: PgDb): Store {
+  const revokeFamiliesSignedBy = async (tx: Pick<PgDb, 'update' | 'select'>, kid: string, now: number) => {
+    const signed = tx.select({ id: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.accessKid, kid))
+    const rows = await tx
+      .update(refreshFamilies)
+      .set({ revokedAt: now, revokedReason: 'signing-key-revoked' })
+      .where(and(isNull(refreshFamilies.revokedAt), inArray(refreshFamilies.id, signed)))
+      .returning({ id: refreshFamilies.id })
+    return rows.length
+  }
+
+  return {
+    tenants: {
+      insert: (tenant) => insertUnlessTaken(() => db.insert(tenants).values(tenant)),
+      async setAudience(id, audience) {
+        try {
+          const [row] = await db.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning()
+          return row ?? null
+        } catch (error) {
+          if (isPgUniqueViolation(error)) return 'audience-taken'
+          throw error
+        }
+      },
+      async get(id) {
+        const [row] = await db.select().from(tenants).where(eq(tenants.id, id))
+        return row ?? null
+      },
+      list: () => db.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)),
+      async setDisabledAt(id, disabledAt) {
+        return db.transaction(async (tx) => {
+          const [tenant] = await tx.update(tenants).set({ disabledAt }).where(eq(tenants.id, id)).returning()
+          if (tenant && disabledAt !== null) {
+            await spendOutstandingSecrets(tx, { tenantId: id }, disabledAt)
+            await revokeSessionsOf(tx, { tenantId: id }, disabledAt, 'tenant-disabled')
+          }
+          return tenant ?? null
+        })
+      },
+    },
+
+    apiKeys: {
+      async insert(key, keyHash) {
+        await db.insert(apiKeys).values({ ...key, keyHash })
+      },
+      async findActiveByHash(hash) {
+        const [row] = await db
+          .select({ apiKey: apiKeys, tenant: tenants })
+          .from(apiKeys)
+          .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+          .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+        return row ? { apiKey: withoutHash(row.apiKey), tenant: row.tenant } : null
+      },
+      async list(tenantId) {
+        const { keyHash: _, ...columns } = getTableColumns(apiKeys)
+        return db
+          .select(columns)
+          .from(apiKeys)
+          .where(tenantId ? eq(apiKeys.tenantId, tenantId) : undefined)
+          .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+      },
+      async revoke(id, revokedAt) {
+        await db.update(apiKeys).set({ revokedAt }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id))
+        return row ? withoutHash(row) : null
+      },
+    },
+
+    users: {
+      insert: (user, setupToken) =>
+        insertUnlessTaken(() =>
+          db.transaction(async (tx) => {
+            await tx.insert(users).values(user)
+            if (setupToken) await tx.insert(setupTokens).values(setupToken)
+          }),
+        ),
+      async get(id) {
+        const [row] = await db.select().from(users).where(eq(users.id, id))
+        return row ?? null
+      },
+      async findByEmail(tenantId, email) {
+        const [row] = await db.select().from(users).where(and(eq(users.tenantId, tenantId), eq(users.email, email)))
+        return row ?? null
+      },
+      list: (tenantId) => db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)),
+      async setDisabledAt(id, disabledAt, now) {
+        return db.transaction(async (tx) => {
+          const [user] = await tx.update(users).set({ disabledAt, updatedAt: now }).where(eq(users.id, id)).returning()
+          if (user && disabledAt !== null) {
+            await spendOutstandingSecrets(tx, { userId: id }, now)
+            await revokeSessionsOf(tx, { userId: id }, now, 'user-disabled')
+          }
+          return user ?? null
+        })
+      },
+      async setPasswordHash(id, passwordHash, now) {
+        await db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id))
+      },
+      insertMany: (newUsers, tokens) =>
+        insertUnlessTaken(() =>
+          db.transaction(async (tx) => {
+            for (const user of newUsers) await tx.insert(users).values(user)
+            for (const token of tokens) await tx.insert(setupTokens).values(token)
+          }),
+        ),
+      async passwordHashParameters() {
+        // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
+        const parameters = sql<string>`split_part(${users.passwordHash}, '$', 4)`
+        const rows = await db.select({ parameters, count: sql<number>`count(*)::int` }).from(users).where(like(users.passwordHash, '$argon2id$v=19$%')).groupBy(parameters)
+        return rows.map((r) => ({ parameters: r.parameters, count: Number(r.count) }))
+      },
+      async replacePassword({ userId, passwordHash, now, notice }) {
+        await db.transaction((tx) => replacePassword(tx, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
+      },
+    },
+
+    signingKeys: {
+      async insertAndRetireOthers(key) {
+        await db.transaction(async (tx) => {
+          // Instances starting together on an empty database would otherwise each add a key.
+          await lockKey(tx, 'signing-keys')
+          await tx.update(signingKeys).set({ retiredAt: key.createdAt }).where(isNull(signingKeys.retiredAt))
+          await tx.insert(signingKeys).values({ ...key, publicJwk: JSON.stringify(key.publicJwk) })
+        })
+      },
+      async list() {
+        return (await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt))).map(toSigningKey)
+      },
+      async revoke(kid, now, replacement) {
+        return db.transaction(async (tx) => {
+          await lockKey(tx, 'signing-keys')
+          const [key] = await tx.select().from(signingKeys).where(eq(signingKeys.kid, kid))
+          if (!key) return null
+          await tx
+            .update(signingKeys)
+            .set({ revokedAt: key.revokedAt ?? now, retiredAt: key.retiredAt ?? now })
+            .where(eq(signingKeys.kid, kid))
+          if (replacement) await tx.insert(signingKeys).values({ ...replacement, publicJwk: JSON.stringify(replacement.publicJwk) })
+          return { sessionsRevoked: await revokeFamiliesSignedBy(tx, kid, now) }
+        })
+      },
+      revokeSessionsSignedBy: (kid, now) => revokeFamiliesSignedBy(db, kid, now),
+    },
+
+    sessions: {
+      async createFamily(family, firstToken) {
+        await db.transaction(async (tx) => {
+          await tx.insert(refreshFamilies).values(family)
+          await tx.insert(refreshTokens).values(firstToken)
+        })
+      },
+      async findToken(hash) {
+        const [row] = await db
+          .select({ token: refreshTokens, family: refreshFamilies })
+          .from(refreshTokens)
+          .innerJoin(refreshFamilies, eq(refreshFamilies.id, refreshTokens.familyId))
+          .where(eq(refreshTokens.tokenHash, hash))
+        return row ?? null
+      },
+      async rotate(tokenId, spentAt, successor) {
+        return db.transaction(async (tx) => {
+          // Concurrent rotations of one token, on any instances: the row lock makes the
+          // others wait and then find it spent.
+          const spent = await tx
+            .update(refreshTokens)
+            .set({ spentAt })
+            .where(and(eq(refreshTokens.id, tokenId), isNull(refreshTokens.spentAt)))
+            .returning({ id: refreshTokens.id })
+          if (spent.length !== 1) return false
+          await tx.insert(refreshTokens).values(successor)
+          return true
+        })
+      },
+      async revokeFamily(familyId, revokedAt, reason) {
+        await db
+          .update(refreshFamilies)
+          .set({ revokedAt, revokedReason: reason })
+          .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
+      },
+      revokeUserFamilies: (userId, revokedAt, reason) => revokeSessionsOf(db, { userId }, revokedAt, reason),
+    },
+
+    passwordResets: createPgPasswordResetStore(db),
+    setupTokens: createPgSetupTokenStore(db),
+    outbox: createPgOutboxStore(db),
+    limits: createPgLimitStore(db),
+    audit: createPgAuditStore(db),
+    prune: createPgPrune(db),
+
+    async serverSecret(name, create) {
+      await db.insert(serverSecrets).values({ name, value: create(), createdAt: Date.now() }).onConflictDoNothing()
+      const [row] = await db.select().from(serverSecrets).where(eq(serverSecrets.name, name))
+      return row!.value
+    },
+
+    async ping() {
+      await db.execute(sql`SELECT 1`)
+    },
+
+    migrationStatus: () => pgMigrationStatus(db.$client),
+
+    close() {
+      void db.$client.close()
+    },
+  }
+}
+
+export function openPgStore(url: string): Store {
+  return createPgStore(openPostgres(url))
+}

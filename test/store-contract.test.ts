@@ -1,0 +1,224 @@
+// The Store contract: the same scenarios, through the Store interface, on every engine.
+// Whatever core relies on (a race settled once, a limit counted exactly, a message claimed by
+// one worker) must hold on SQLite and on PostgreSQL alike.
+import { describe, expect, it } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Store } from '../src/core/store'
+import type { OutboxMessage, RefreshFamily, RefreshToken, Tenant, User } from '../src/core/types'
+import { openDatabase } from '../src/db/client'
+import { runMigrations } from '../src/db/migrate'
+import { openPostgres } from '../src/db/pg/client'
+import { runPgMigrations } from '../src/db/pg/migrate'
+import { createPgStore } from '../src/db/pg/store'
+import { createSqliteStore } from '../src/db/sqlite-store'
+import { tempDir } from './helpers'
+import { createTestDatabase, describePostgres } from './pg'
+
+interface Engine {
+  store: Store
+  /** Another connection to the same database, as a second instance would have. */
+  second(): Store
+  close(): Promise<void>
+}
+
+const engines: Array<[string, (name: string, body: () => void) => void, () => Promise<Engine>]> = [
+  [
+    'SQLite',
+    describe,
+    async () => {
+      const dir = tempDir()
+      const path = join(dir, 'authd.db')
+      const db = openDatabase(path)
+      runMigrations(db.$client)
+      const others: Store[] = []
+      return {
+        store: createSqliteStore(db),
+        second: () => {
+          const other = createSqliteStore(openDatabase(path))
+          others.push(other)
+          return other
+        },
+        async close() {
+          for (const other of others) other.close()
+          db.$client.close()
+          rmSync(dir, { recursive: true, force: true })
+        },
+      }
+    },
+  ],
+  [
+    'PostgreSQL',
+    describePostgres,
+    async () => {
+      const database = await createTestDatabase()
+      const db = openPostgres(database.url)
+      await runPgMigrations(db.$client)
+      const others: ReturnType<typeof openPostgres>[] = []
+      return {
+        store: createPgStore(db),
+        second: () => {
+          const other = openPostgres(database.url)
+          others.push(other)
+          return createPgStore(other)
+        },
+        async close() {
+          await Promise.all([db, ...others].map((d) => d.$client.close()))
+          await database.drop()
+        },
+      }
+    },
+  ],
+]
+
+const now = 1_800_000_000_000
+const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}` })
+const user = (tenantId: string, email = 'ada@example.com'): User => ({
+  id: Bun.randomUUIDv7(),
+  tenantId,
+  email,
+  firstName: 'Ada',
+  lastName: 'L',
+  type: 'user',
+  passwordHash: '$argon2id$v=19$m=64,t=1,p=1$c2FsdA$aGFzaA',
+  createdAt: now,
+  updatedAt: now,
+  disabledAt: null,
+})
+const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null })
+const token = (familyId: string, hash = Bun.randomUUIDv7()): RefreshToken => ({ id: Bun.randomUUIDv7(), familyId, tokenHash: hash, createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k1' })
+const mail = (tenantId: string): OutboxMessage => ({
+  id: Bun.randomUUIDv7(),
+  tenantId,
+  kind: 'password-changed',
+  recipient: 'ada@example.com',
+  subject: 's',
+  textBody: 't',
+  htmlBody: 'h',
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: now,
+  leaseUntil: null,
+  lastError: null,
+  secretExpiresAt: null,
+  createdAt: now,
+  sentAt: null,
+})
+
+for (const [engine, define, open] of engines) {
+  define(`the Store on ${engine}`, () => {
+    const withEngine = (body: (e: Engine) => Promise<void>) => async () => {
+      const e = await open()
+      try {
+        await body(e)
+      } finally {
+        await e.close()
+      }
+    }
+    const seeded = async (store: Store) => {
+      const t = tenant()
+      expect(await store.tenants.insert(t)).toBe(true)
+      const u = user(t.id)
+      expect(await store.users.insert(u)).toBe(true)
+      return { t, u }
+    }
+
+    it('refuses a second user with the same address in a tenant, and a second tenant with the same audience', withEngine(async ({ store }) => {
+      const { t, u } = await seeded(store)
+      expect(await store.users.insert({ ...user(t.id), email: u.email })).toBe(false)
+      expect(await store.tenants.insert({ ...tenant(), audience: t.audience })).toBe(false)
+      expect(await store.tenants.setAudience((await store.tenants.list())[0]!.id, t.audience)).toMatchObject({ audience: t.audience })
+    }))
+
+    it('rotates a refresh token once when 20 rotations race from two connections', withEngine(async (e) => {
+      const { u } = await seeded(e.store)
+      const f = family(u)
+      const first = token(f.id)
+      await e.store.sessions.createFamily(f, first)
+      const second = e.second()
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).sessions.rotate(first.id, now + 1, token(f.id, `successor-${i}`))))
+      expect(results.filter(Boolean).length).toBe(1)
+      expect((await e.store.sessions.findToken(first.tokenHash))!.token.spentAt).toBe(now + 1)
+    }))
+
+    it('counts limit hits exactly under concurrency, backs off from the threshold, and resets', withEngine(async (e) => {
+      const second = e.second()
+      await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? second : e.store).limits.apply([{ key: 'k', op: 'hit', windowMs: 60_000 }], now)))
+      expect((await e.store.limits.get(['k']))[0]).toMatchObject({ count: 30, windowStart: now })
+      const fail = { key: 'f', op: 'fail', threshold: 3, baseMs: 1000, capMs: 5000, windowMs: 86_400_000 } as const
+      const counters = []
+      for (let i = 0; i < 6; i++) counters.push((await e.store.limits.apply([fail], now))[0]!)
+      expect(counters.map((c) => c.blockedUntil === null ? null : c.blockedUntil - now)).toEqual([null, null, 1000, 2000, 4000, 5000])
+      await e.store.limits.apply([{ key: 'f', op: 'reset' }], now)
+      expect(await e.store.limits.get(['f'])).toEqual([])
+    }))
+
+    it('issues at most the per-address limit of reset mails when requests race', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const second = e.second()
+      const audit = { at: now, type: 'password_reset.requested', tenantId: t.id, userId: u.id, ip: null, userAgent: null, detail: {} }
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? second : e.store).passwordResets.request({ tenantId: t.id, emailKey: 'ek', at: now, limits: { intervalMs: 60_000, perHour: 5 }, audit, mail: mail(t.id) }),
+        ),
+      )
+      expect(results.filter(Boolean).length).toBe(1)
+      expect((await e.store.outbox.list({})).length).toBe(1)
+    }))
+
+    it('hands each outbox message to exactly one of several claiming workers, and back after its lease', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      // (a password set by an admin queues its notice: one way in through the Store)
+      await e.store.users.replacePassword({ userId: u.id, passwordHash: 'x', now, notice: mail(t.id) })
+      const second = e.second()
+      const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).outbox.claimNext(now, 60_000)))
+      const claimed = claims.filter((m) => m !== null)
+      expect(claimed.length).toBe(1)
+      expect(await e.store.outbox.claimNext(now + 1000, 60_000)).toBeNull()
+      const takenOver = await e.store.outbox.claimNext(now + 61_000, 60_000)
+      expect(takenOver).toMatchObject({ id: claimed[0]!.id, attempts: 2, status: 'sending' })
+      await e.store.outbox.markSent(takenOver!.id, now + 62_000)
+      expect(await e.store.outbox.countByStatus()).toMatchObject({ sent: 1, pending: 0, sending: 0 })
+    }))
+
+    it('completes a setup once when 20 setups race', withEngine(async (e) => {
+      const t = tenant()
+      await e.store.tenants.insert(t)
+      const u = { ...user(t.id), passwordHash: null }
+      await e.store.users.insert(u, { id: Bun.randomUUIDv7(), userId: u.id, tokenHash: 'st', createdAt: now, expiresAt: now + 1000, usedAt: null })
+      const second = e.second()
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).setupTokens.complete({ userId: u.id, passwordHash: `h${i}`, now })))
+      expect(results.filter(Boolean).length).toBe(1)
+      expect((await e.store.setupTokens.findByHash('st'))!.usedAt).toBe(now)
+    }))
+
+    it('keeps one active signing key, and revokes a key with the sessions it signed for', withEngine(async (e) => {
+      const { u } = await seeded(e.store)
+      const { generateSigningKey } = await import('../src/core/signing-keys')
+      const k1 = { ...generateSigningKey(now), kid: 'k1' }
+      await e.store.signingKeys.insertAndRetireOthers(k1)
+      const f = family(u)
+      const signed = token(f.id)
+      await e.store.sessions.createFamily(f, signed)
+      const k2 = generateSigningKey(now + 1)
+      expect(await e.store.signingKeys.revoke('k1', now + 1, k2)).toEqual({ sessionsRevoked: 1 })
+      const keys = await e.store.signingKeys.list()
+      expect(keys.map((k) => [k.kid, k.revokedAt !== null, k.retiredAt !== null])).toEqual([['k1', true, true], [k2.kid, false, false]])
+      expect((await e.store.sessions.findToken(signed.tokenHash))!.family).toMatchObject({ revokedAt: now + 1, revokedReason: 'signing-key-revoked' })
+    }))
+
+    it('prunes only rows past retention, in bounded batches', withEngine(async ({ store }) => {
+      for (let i = 0; i < 5; i++) await store.audit.record({ at: now - 10_000 + i, type: 'x', tenantId: null, userId: null, ip: null, userAgent: null, detail: null })
+      await store.audit.record({ at: now, type: 'kept', tenantId: null, userId: null, ip: null, userAgent: null, detail: { a: 1 } })
+      expect(await store.prune('auditEvents', now - 1, now, 2)).toBe(2)
+      expect(await store.prune('auditEvents', now - 1, now, 10)).toBe(3)
+      expect((await store.audit.query({})).map((r) => [r.type, r.detail])).toEqual([['kept', { a: 1 }]])
+    }))
+
+    it('creates a server secret once, whoever asks first', withEngine(async (e) => {
+      const second = e.second()
+      const values = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : e.store).serverSecret('s', () => `value-${i}`)))
+      expect(new Set(values).size).toBe(1)
+    }))
+  })
+}
