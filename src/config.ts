@@ -8,8 +8,13 @@ export interface Config {
   port: number
   host: string
   dataDir: string
-  /** A SQLite file path (from a path, `file:` or `sqlite:` URL, or the data-dir default). */
+  /** A SQLite file path (from a path, `file:` or `sqlite:` URL, or the data-dir default);
+   *  empty when PostgreSQL is selected. */
   databasePath: string
+  /** A postgres:// or postgresql:// URL: PostgreSQL instead of the SQLite file. */
+  postgresUrl?: string
+  /** PostgreSQL connections per instance. */
+  databasePoolSize: number
   /** Where clients reach authd; its origin is trusted by the Origin check. */
   publicUrl: string
   issuer: string
@@ -135,12 +140,24 @@ function readTls(env: Record<string, string | undefined>): Config['tls'] {
 
 export function databasePathFrom(databaseUrl: string | undefined, dataDir: string): string {
   if (!databaseUrl) return resolve(dataDir, 'authd.db')
-  if (/^postgres(ql)?:/i.test(databaseUrl)) {
-    throw new ConfigError('AUTHD_DATABASE_URL: PostgreSQL is not supported by this version yet; use a SQLite path')
-  }
+  if (/^postgres(ql)?:/i.test(databaseUrl)) return ''
   const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/i, '')
   if (!path) throw new ConfigError('AUTHD_DATABASE_URL must name a SQLite file')
   return resolve(path)
+}
+
+/** The PostgreSQL URL, if AUTHD_DATABASE_URL names one (checked: a host and a database). */
+export function postgresUrlFrom(databaseUrl: string | undefined): string | undefined {
+  if (!databaseUrl || !/^postgres(ql)?:/i.test(databaseUrl)) return undefined
+  try {
+    const url = new URL(databaseUrl)
+    if (!url.hostname || url.pathname.length < 2) throw new Error()
+    const mode = url.searchParams.get('sslmode')
+    if (mode !== null && !['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'].includes(mode)) throw new Error()
+  } catch {
+    throw new ConfigError('AUTHD_DATABASE_URL must be a URL such as postgres://user:password@host:5432/authd?sslmode=require')
+  }
+  return databaseUrl
 }
 
 /**
@@ -212,6 +229,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host,
     dataDir,
     databasePath: databasePathFrom(overrides.databaseUrl ?? env.AUTHD_DATABASE_URL, dataDir),
+    postgresUrl: postgresUrlFrom(overrides.databaseUrl ?? env.AUTHD_DATABASE_URL),
+    databasePoolSize: read('AUTHD_DATABASE_POOL', 10, int(1, 1000)),
     publicUrl,
     issuer: read('AUTHD_ISSUER', publicUrl, str),
     accessTokenTtlSec: read('AUTHD_ACCESS_TOKEN_TTL', 15 * 60, parseDuration),

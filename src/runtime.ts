@@ -8,9 +8,7 @@ import { randomToken } from './core/secrets'
 import { limitRules } from './core/limits'
 import { RefusalTally } from './core/refusals'
 import { KeyRing } from './core/signing-keys'
-import { openDatabase } from './db/client'
-import { runMigrations } from './db/migrate'
-import { createSqliteStore } from './db/sqlite-store'
+import { openEngine } from './db/engine'
 
 export interface Runtime extends Deps {
   mailQueued: Signal
@@ -20,9 +18,9 @@ export interface Runtime extends Deps {
 }
 
 export async function openRuntime(config: Config, options: { clock?: Clock; migrate?: boolean } = {}): Promise<Runtime> {
-  const db = openDatabase(config.databasePath)
-  const appliedMigrations = options.migrate === false ? [] : runMigrations(db.$client)
-  const store = createSqliteStore(db)
+  const engine = openEngine(config)
+  const appliedMigrations = options.migrate === false ? [] : await engine.migrate()
+  const store = engine.createStore()
   const clock = options.clock ?? systemClock
   const hasher = new PasswordHasher(
     {

@@ -161,7 +161,10 @@ describe('authd CLI', () => {
 
     it('for bad configuration: one line and exit code 2', async () => {
       const failsWith = (r: CliResult, line: string) => expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 2, stderr: `authd: ${line}\n`, stdout: '' })
-      failsWith(await authd(['tenants', 'list'], { env: { AUTHD_DATABASE_URL: 'postgres://db/authd' } }), 'AUTHD_DATABASE_URL: PostgreSQL is not supported by this version yet; use a SQLite path')
+      failsWith(
+        await authd(['tenants', 'list'], { env: { AUTHD_DATABASE_URL: 'postgres://db/authd?sslmode=sometimes' } }),
+        'AUTHD_DATABASE_URL must be a URL such as postgres://user:password@host:5432/authd?sslmode=require',
+      )
       failsWith(await authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
     })
 

@@ -5,7 +5,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Config } from '../config'
+import { redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
+import { openPostgres } from '../db/pg/client'
+import { pgMigrationStatus } from '../db/pg/migrate'
 
 export interface Finding {
   check: string
@@ -79,7 +82,7 @@ function permissionChecks(config: Config): Finding[] {
   const walFiles = [`${config.databasePath}-wal`, `${config.databasePath}-shm`]
   const checks: Array<[string, string[]]> = [
     ['data directory', [config.dataDir]],
-    ['database file', [config.databasePath, ...walFiles]],
+    ...(config.postgresUrl ? [] : ([['database file', [config.databasePath, ...walFiles]]] as Array<[string, string[]]>)),
     // .eml files hold OTPs and setup tokens when no SMTP is configured.
     ['mail directory', [mailDir, ...mailFiles]],
   ]
@@ -138,10 +141,43 @@ async function smtpCheck(config: Config): Promise<Finding> {
   }
 }
 
+/** PostgreSQL: the connection, the server's version, TLS, migrations and the same data checks. */
+async function postgresChecks(config: Config): Promise<Finding[]> {
+  const url = config.postgresUrl!
+  const db = openPostgres(url, { max: 1 })
+  const findings: Finding[] = []
+  try {
+    const [row] = (await db.$client`SELECT current_setting('server_version_num')::int AS version, coalesce((SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()), false) AS ssl`) as Array<{ version: number; ssl: boolean }>
+    const version = row!.version
+    findings.push(
+      version >= 130000
+        ? { check: 'database', status: 'ok', detail: `${redactUrl(url)}: PostgreSQL ${Math.floor(version / 10000)}` }
+        : { check: 'database', status: 'warn', detail: `PostgreSQL ${Math.floor(version / 10000)} is older than 13, which authd is tested with`, fix: 'upgrade PostgreSQL' },
+    )
+    const local = ['localhost', '127.0.0.1', '[::1]', ''].includes(new URL(url).hostname)
+    findings.push(
+      row!.ssl || local
+        ? { check: 'database TLS', status: 'ok', detail: row!.ssl ? 'the connection is encrypted' : 'a local connection, without TLS' }
+        : { check: 'database TLS', status: 'warn', detail: 'the connection to a remote database is not encrypted', fix: 'add ?sslmode=verify-full (or require) to AUTHD_DATABASE_URL' },
+    )
+    const { pending } = await pgMigrationStatus(db.$client)
+    findings.push(
+      pending.length === 0
+        ? { check: 'migrations', status: 'ok', detail: 'the schema is current' }
+        : { check: 'migrations', status: 'fail', detail: `pending: ${pending.join(', ')}`, fix: 'run `authd migrate` (authd serve also applies them)' },
+    )
+  } catch (error) {
+    findings.push({ check: 'database', status: 'fail', detail: `cannot use ${redactUrl(url)}: ${(error as Error).message}`, fix: 'check AUTHD_DATABASE_URL (host, port, database, credentials, sslmode) and that PostgreSQL is running' })
+  } finally {
+    await db.$client.close()
+  }
+  return findings
+}
+
 export async function runDoctor(config: Config): Promise<Finding[]> {
   return [
     { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' },
-    ...databaseChecks(config),
+    ...(config.postgresUrl ? await postgresChecks(config) : databaseChecks(config)),
     ...permissionChecks(config),
     ...exposureChecks(config),
     metricsCheck(config),

@@ -3,6 +3,7 @@
 // the database closes.
 import { defaultPublicUrl, type Config } from '../config'
 import { MailWorker } from '../core/mail/worker'
+import { redactUrl } from '../db/engine'
 import { pruneExpiredData } from '../core/retention'
 import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
@@ -45,7 +46,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   const housekeeping = startHousekeeping(runtime, logger)
   logger.log('info', 'listening', {
     url,
-    database: runtime.config.databasePath,
+    database: runtime.config.postgresUrl ? redactUrl(runtime.config.postgresUrl) : runtime.config.databasePath,
     mail: runtime.config.smtpUrl ? 'smtp' : 'eml files',
     metrics: metricsListener ? `${metricsListener.url}/metrics` : 'off',
   })

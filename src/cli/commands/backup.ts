@@ -15,7 +15,8 @@ export function registerBackup(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const target = resolve(file)
       if (existsSync(target) && !opts.force) throw new CliError(`${target} exists (use --force to overwrite it)`)
-      const { databasePath } = ctx.config()
+      const { databasePath, postgresUrl } = ctx.config()
+      if (postgresUrl) throw new CliError('authd backup copies the SQLite database only; on PostgreSQL use pg_dump (for example: pg_dump --format=custom --file=authd.dump "$AUTHD_DATABASE_URL")')
       let bytes: number
       try {
         ;({ bytes } = backupDatabase(databasePath, target))

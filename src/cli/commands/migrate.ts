@@ -1,6 +1,5 @@
 import type { Command } from 'commander'
-import { openDatabase } from '../../db/client'
-import { migrationStatus, runMigrations } from '../../db/migrate'
+import { openEngine } from '../../db/engine'
 import { contextFrom } from '../context'
 import type { Env } from '../index'
 
@@ -11,10 +10,10 @@ export function registerMigrate(program: Command, env: Env) {
     .option('--status', 'only list applied and pending migrations')
     .action(async (opts: { status?: boolean }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const db = openDatabase(ctx.config().databasePath)
+      const engine = openEngine(ctx.config())
       try {
-        const ran = opts.status ? [] : runMigrations(db.$client)
-        const status = migrationStatus(db.$client)
+        const ran = opts.status ? [] : await engine.migrate()
+        const status = await engine.migrationStatus()
         ctx.out.result(status, () =>
           opts.status
             ? [`applied: ${status.applied.join(', ') || '(none)'}`, `pending: ${status.pending.join(', ') || '(none)'}`]
@@ -23,7 +22,7 @@ export function registerMigrate(program: Command, env: Env) {
               : 'the database is up to date',
         )
       } finally {
-        db.$client.close()
+        engine.close()
       }
     })
 }

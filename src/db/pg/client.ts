@@ -12,8 +12,20 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//i.test(url)
 }
 
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const
+type SslMode = (typeof SSL_MODES)[number]
+
+/** The URL's `sslmode`, as libpq reads it; none means Bun's default. */
+export function sslModeOf(url: string): SslMode | undefined {
+  const mode = new URL(url).searchParams.get('sslmode')
+  if (mode === null) return undefined
+  if (!(SSL_MODES as readonly string[]).includes(mode)) throw new Error(`sslmode must be one of ${SSL_MODES.join(', ')} (got "${mode}")`)
+  return mode as SslMode
+}
+
 export function openPostgres(url: string, options: { max?: number } = {}): PgDb {
-  const client = new SQL(url, { max: options.max ?? 10, idleTimeout: 30, connectionTimeout: 10 })
+  const tls = sslModeOf(url)
+  const client = new SQL(url, { max: options.max ?? 10, idleTimeout: 30, connectionTimeout: 10, ...(tls && { tls }) })
   return drizzle({ client, schema }) as PgDb
 }
 

@@ -1,0 +1,50 @@
+// The database engine a Config selects: the SQLite file (the embedded default) or PostgreSQL
+// (AUTHD_DATABASE_URL=postgres://…). Everything above this file sees only the Store; this is
+// the one place that knows which engine it is.
+import type { Config } from '../config'
+import type { Store } from '../core/store'
+import { openDatabase } from './client'
+import { migrationStatus, runMigrations, type MigrationStatus } from './migrate'
+import { openPostgres } from './pg/client'
+import { pgMigrationStatus, runPgMigrations } from './pg/migrate'
+import { createPgStore } from './pg/store'
+import { createSqliteStore } from './sqlite-store'
+
+export interface Engine {
+  kind: 'sqlite' | 'postgres'
+  /** The Store over this connection: after migrate() on a new database (SQLite's prepares its statements). */
+  createStore(): Store
+  close(): void
+  /** Applies pending migrations; the tags applied. */
+  migrate(): Promise<string[]>
+  migrationStatus(): Promise<MigrationStatus>
+  /** Where the data is, for logs and messages (a PostgreSQL URL without its password). */
+  location: string
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:…@')
+}
+
+export function openEngine(config: Pick<Config, 'databasePath' | 'postgresUrl' | 'databasePoolSize'>): Engine {
+  if (config.postgresUrl) {
+    const db = openPostgres(config.postgresUrl, { max: config.databasePoolSize })
+    return {
+      kind: 'postgres',
+      createStore: () => createPgStore(db),
+      close: () => void db.$client.close(),
+      migrate: () => runPgMigrations(db.$client),
+      migrationStatus: () => pgMigrationStatus(db.$client),
+      location: redactUrl(config.postgresUrl),
+    }
+  }
+  const db = openDatabase(config.databasePath)
+  return {
+    kind: 'sqlite',
+    createStore: () => createSqliteStore(db),
+    close: () => db.$client.close(),
+    migrate: async () => runMigrations(db.$client),
+    migrationStatus: async () => migrationStatus(db.$client),
+    location: config.databasePath,
+  }
+}

@@ -1,0 +1,44 @@
+// The compiled binary on PostgreSQL (AUTHD_DATABASE_URL=postgres://…): migrations embedded for
+// both engines, the CLI, then the server, over a real socket; backup refuses and names pg_dump.
+import { afterAll, beforeAll, expect, it } from 'bun:test'
+import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
+import { cliRunner } from '../cli-runner'
+import { PASSWORD, toResult } from '../helpers'
+import { createTestDatabase, describePostgres } from '../pg'
+
+const dir = useBinaryAndTempDir()
+
+describePostgres('dist/authd on PostgreSQL', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>
+  beforeAll(async () => {
+    db = await createTestDatabase()
+  })
+  afterAll(() => db.drop())
+
+  it('migrates, sets up through the CLI, serves login and refresh, and names pg_dump for backups', async () => {
+    const env = { AUTHD_DATABASE_URL: db.url }
+    const authd = cliRunner([BINARY], dir(), env)
+    const migrated = await authd(['--json', 'migrate'])
+    expect(migrated.json).toEqual({ applied: ['0000_init'], pending: [] })
+    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
+    const { proc, url, listening } = await serveBinary(dir(), env)
+    try {
+      expect(listening.database).toStartWith('postgres://')
+      expect((await fetch(`${url}/readyz`)).status).toBe(200)
+      const login = await fetch(`${url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }),
+      }).then(toResult)
+      expect(login.status).toBe(201)
+      const refreshed = await fetch(`${url}/api/v1/auth/refresh-token`, { headers: { cookie: `refreshToken=${login.refreshCookie}` } }).then(toResult)
+      expect(refreshed.status).toBe(201)
+    } finally {
+      proc.kill('SIGTERM')
+    }
+    const backup = await authd(['backup', `${dir()}/x.db`])
+    expect({ code: backup.code, stderr: backup.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('on PostgreSQL use pg_dump') })
+    const doctor = await authd(['--json', 'doctor'])
+    expect(Object.fromEntries(doctor.json.map((f: any) => [f.check, f.status]))).toMatchObject({ database: 'ok', 'database TLS': 'ok', migrations: 'ok' })
+  }, 60_000)
+})
