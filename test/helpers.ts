@@ -1,4 +1,5 @@
 // Shared test set-up: each test builds its own app over a fresh SQLite file in a temp dir.
+import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +16,7 @@ import { mailTransportFor } from '../src/mail/transports'
 import { openRuntime, type Runtime } from '../src/runtime'
 import { createApp } from '../src/server/app'
 import { peerAddresses } from '../src/server/plugins/client-ip'
+import { createTestDatabase } from './pg'
 
 export const PASSWORD = 'correct horse battery staple'
 
@@ -48,7 +50,7 @@ export interface TestContext {
   call(method: string, path: string, init?: CallInit): Promise<CallResult>
   /** Runs the outbox once with the configured transport (real SMTP when AUTHD_SMTP_URL is set). */
   deliverMail(): Promise<number>
-  close(): void
+  close(): Promise<void>
 }
 
 export interface CallInit {
@@ -71,9 +73,15 @@ export interface CallResult {
   setCookie: string | null
 }
 
+/** The engine the HTTP and security scenarios run on: SQLite, or PostgreSQL for the second
+ *  pass that `npm test` makes (scripts/test-postgres.ts sets AUTHD_TEST_ENGINE=postgres). */
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.AUTHD_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite'
+
 export async function createTestContext(env: Record<string, string> = {}, configOverrides: Partial<Config> = {}): Promise<TestContext> {
   const dir = tempDir()
-  const config = { ...loadConfig(env, { dataDir: dir }), ...FAST_HASHING, ...configOverrides }
+  const database = TEST_ENGINE === 'postgres' ? await createTestDatabase() : undefined
+  const engine: Partial<Config> = database ? { postgresUrl: database.url, databasePath: '' } : {}
+  const config = { ...loadConfig(env, { dataDir: dir }), ...FAST_HASHING, ...engine, ...configOverrides }
   const clock = new TestClock()
   const runtime = await openRuntime(config, { clock })
   const app = createApp(runtime, silentLogger)
@@ -116,9 +124,10 @@ export async function createTestContext(env: Record<string, string> = {}, config
     deliverMail() {
       return deliverDue(runtime, mailTransportFor(runtime.config, silentLogger), silentLogger)
     },
-    close() {
+    async close() {
       runtime.close()
       rmSync(dir, { recursive: true, force: true })
+      await database?.drop()
     },
   }
 }
@@ -141,11 +150,34 @@ export async function toResult(response: Response): Promise<CallResult> {
 export async function requestOtp(ctx: TestContext, email: string): Promise<string> {
   ctx.clock.advance(61)
   await ctx.call('GET', `/api/v1/auth/forgot-password/${encodeURIComponent(email)}`)
-  const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
+  const [row] = await queryDatabase<{ text_body: string }>(
+    ctx,
+    "SELECT text_body FROM mail_outbox WHERE kind = 'password-reset-otp' AND recipient = $1 ORDER BY created_at DESC LIMIT 1",
+    [email],
+  )
+  if (!row) throw new Error(`no OTP mail queued for ${email}`)
+  return /\b(\d{6})\b/.exec(row.text_body)![1]!
+}
+
+/** The environment that points a CLI process at the test's database, on either engine. */
+export function databaseEnv(ctx: TestContext): Record<string, string> {
+  return ctx.runtime.config.postgresUrl ? { AUTHD_DATABASE_URL: ctx.runtime.config.postgresUrl } : {}
+}
+
+/** Reads the test's database directly (what the Store never shows, like a queued body), on either engine. */
+export async function queryDatabase<T>(ctx: TestContext, query: string, params: unknown[] = []): Promise<T[]> {
+  const { postgresUrl, databasePath } = ctx.runtime.config
+  if (postgresUrl) {
+    const sql = new SQL(postgresUrl, { max: 1 })
+    try {
+      return (await sql.unsafe(query, params)) as T[]
+    } finally {
+      await sql.close()
+    }
+  }
+  const db = new Database(databasePath, { readonly: true })
   try {
-    const row = db.query("SELECT text_body FROM mail_outbox WHERE kind = 'password-reset-otp' AND recipient = ? ORDER BY created_at DESC LIMIT 1").get(email) as { text_body: string } | null
-    if (!row) throw new Error(`no OTP mail queued for ${email}`)
-    return /\b(\d{6})\b/.exec(row.text_body)![1]!
+    return db.query(query.replace(/\$(\d+)/g, '?$1')).all(...(params as never[])) as T[]
   } finally {
     db.close()
   }

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Config } from '../config'
-import { redactUrl } from '../db/engine'
+import { openEngine, redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
 import { openPostgres } from '../db/pg/client'
 import { pgMigrationStatus } from '../db/pg/migrate'
@@ -39,34 +39,6 @@ function databaseChecks(config: Config): Finding[] {
       pending.length === 0
         ? { check: 'migrations', status: 'ok', detail: 'the schema is current' }
         : { check: 'migrations', status: 'fail', detail: `pending: ${pending.join(', ')}`, fix: 'run `authd migrate` (authd serve also applies them)' },
-    )
-    const active = db.query('SELECT created_at AS createdAt FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1').get() as { createdAt: number } | null
-    const ageDays = active ? (Date.now() - active.createdAt) / 86_400_000 : null
-    findings.push(
-      ageDays === null
-        ? { check: 'signing key', status: 'warn', detail: 'no signing key yet', fix: '`authd serve` creates one at start, or run `authd keys rotate`' }
-        : ageDays > KEY_ROTATION_DAYS
-          ? { check: 'signing key', status: 'warn', detail: `the active key is ${Math.floor(ageDays)} days old`, fix: 'run `authd keys rotate`' }
-          : { check: 'signing key', status: 'ok', detail: `the active key is ${Math.floor(ageDays)} days old` },
-    )
-    if (config.trustedProxies.length === 0) {
-      // Recorded by the server the first time a loopback peer sends X-Forwarded-For.
-      const since = Date.now() - 7 * 86_400_000
-      const seen = db.query("SELECT max(at) AS at FROM audit_events WHERE type = 'config.untrusted_proxy' AND at >= ?").get(since) as { at: number | null }
-      if (seen.at !== null) {
-        findings.push({
-          check: 'client IPs',
-          status: 'fail',
-          detail: `since ${new Date(seen.at).toISOString()}, requests from 127.0.0.1 carry X-Forwarded-For but no proxy is trusted: all clients share one IP, so one abuser's limits block everyone`,
-          fix: 'set AUTHD_TRUSTED_PROXIES=127.0.0.1 (the address of your reverse proxy) and restart authd',
-        })
-      }
-    }
-    const failed = (db.query("SELECT count(*) AS n FROM mail_outbox WHERE status = 'failed'").get() as { n: number }).n
-    findings.push(
-      failed === 0
-        ? { check: 'mail outbox', status: 'ok', detail: 'no failed messages' }
-        : { check: 'mail outbox', status: 'warn', detail: `${failed} message(s) failed for good`, fix: 'fix SMTP, then run `authd mail retry`' },
     )
   } catch (error) {
     findings.push({ check: 'database', status: 'fail', detail: (error as Error).message, fix: 'is this an authd database? restore the latest backup' })
@@ -142,6 +114,46 @@ async function smtpCheck(config: Config): Promise<Finding> {
 }
 
 /** PostgreSQL: the connection, the server's version, TLS, migrations and the same data checks. */
+/** What the data says, on either engine (through the Store): signing-key age, untrusted local
+ *  proxies seen by the server, failed mail. Run only once the database checks passed. */
+async function dataChecks(config: Config): Promise<Finding[]> {
+  const engine = openEngine(config)
+  const store = engine.createStore()
+  try {
+    const findings: Finding[] = []
+    const active = (await store.signingKeys.list()).findLast((k) => k.retiredAt === null && k.revokedAt === null)
+    const ageDays = active ? (Date.now() - active.createdAt) / 86_400_000 : null
+    findings.push(
+      ageDays === null
+        ? { check: 'signing key', status: 'warn', detail: 'no signing key yet', fix: '`authd serve` creates one at start, or run `authd keys rotate`' }
+        : ageDays > KEY_ROTATION_DAYS
+          ? { check: 'signing key', status: 'warn', detail: `the active key is ${Math.floor(ageDays)} days old`, fix: 'run `authd keys rotate`' }
+          : { check: 'signing key', status: 'ok', detail: `the active key is ${Math.floor(ageDays)} days old` },
+    )
+    if (config.trustedProxies.length === 0) {
+      // Recorded by the server the first time a loopback peer sends X-Forwarded-For.
+      const [seen] = await store.audit.query({ type: 'config.untrusted_proxy', since: Date.now() - 7 * 86_400_000, limit: 1 })
+      if (seen) {
+        findings.push({
+          check: 'client IPs',
+          status: 'fail',
+          detail: `since ${new Date(seen.at).toISOString()}, requests from 127.0.0.1 carry X-Forwarded-For but no proxy is trusted: all clients share one IP, so one abuser's limits block everyone`,
+          fix: 'set AUTHD_TRUSTED_PROXIES=127.0.0.1 (the address of your reverse proxy) and restart authd',
+        })
+      }
+    }
+    const { failed } = await store.outbox.countByStatus()
+    findings.push(
+      failed === 0
+        ? { check: 'mail outbox', status: 'ok', detail: 'no failed messages' }
+        : { check: 'mail outbox', status: 'warn', detail: `${failed} message(s) failed for good`, fix: 'fix SMTP, then run `authd mail retry`' },
+    )
+    return findings
+  } finally {
+    engine.close()
+  }
+}
+
 async function postgresChecks(config: Config): Promise<Finding[]> {
   const url = config.postgresUrl!
   const db = openPostgres(url, { max: 1 })
@@ -175,9 +187,12 @@ async function postgresChecks(config: Config): Promise<Finding[]> {
 }
 
 export async function runDoctor(config: Config): Promise<Finding[]> {
+  const database = config.postgresUrl ? await postgresChecks(config) : databaseChecks(config)
+  const usable = database.every((f) => f.status !== 'fail')
   return [
     { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' },
-    ...(config.postgresUrl ? await postgresChecks(config) : databaseChecks(config)),
+    ...database,
+    ...(usable ? await dataChecks(config) : []),
     ...permissionChecks(config),
     ...exposureChecks(config),
     metricsCheck(config),

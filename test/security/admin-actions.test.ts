@@ -4,14 +4,14 @@
 // CLI, beside the running app, as an operator would.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
-import { createTestContext, loginFor, PASSWORD, requestOtp, type TestContext } from '../helpers'
+import { createTestContext, databaseEnv, loginFor, PASSWORD, requestOtp, type TestContext } from '../helpers'
 import { createUser } from '../../src/core/users'
 
 let ctx: TestContext
 let authd: ReturnType<typeof cliRunner>
 beforeEach(async () => {
   ctx = await createTestContext()
-  authd = cliRunner(SOURCE_CLI, ctx.dir)
+  authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
 })
 afterEach(() => ctx.close())
 

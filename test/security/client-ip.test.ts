@@ -5,7 +5,7 @@ import { jsonLogger } from '../../src/log'
 import { createApp } from '../../src/server/app'
 import { isUntrustedLocalProxy, peerAddresses, resolveClientIp } from '../../src/server/plugins/client-ip'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
-import { createTestContext } from '../helpers'
+import { createTestContext, databaseEnv } from '../helpers'
 
 const trusted = loadConfig({ AUTHD_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1, fd00::/8' }).trustedProxies
 
@@ -56,13 +56,13 @@ describe('X-Forwarded-For from 127.0.0.1 with no trusted proxy', () => {
       expect(warnings.length).toBe(1)
       expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 'warn' })
       await Bun.sleep(50)
-      const doctor = await cliRunner(SOURCE_CLI, ctx.dir)(['--json', 'doctor'])
+      const doctor = await cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))(['--json', 'doctor'])
       expect(doctor.code).toBe(1)
       expect(doctor.json.find((f: any) => f.check === 'client IPs')).toMatchObject({ status: 'fail', fix: expect.stringContaining('AUTHD_TRUSTED_PROXIES=127.0.0.1') })
-      const trusted = await cliRunner(SOURCE_CLI, ctx.dir)(['--json', 'doctor'], { env: { AUTHD_TRUSTED_PROXIES: '127.0.0.1' } })
+      const trusted = await cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))(['--json', 'doctor'], { env: { AUTHD_TRUSTED_PROXIES: '127.0.0.1' } })
       expect(trusted.json.find((f: any) => f.check === 'client IPs')).toBeUndefined()
     } finally {
-      ctx.close()
+      await ctx.close()
     }
   })
 
