@@ -34,3 +34,14 @@ export function isPgUniqueViolation(error: unknown): boolean {
   const e = error as { errno?: string; cause?: { errno?: string } } | null
   return e?.errno === '23505' || e?.cause?.errno === '23505'
 }
+
+/** The database cannot be reached (refused, closed, timed out, shutting down), as opposed to a
+ *  query that failed: SQLSTATE class 08 and 57P01-03, or Bun's client connection errors. */
+export function isPgUnavailable(error: unknown): boolean {
+  for (let e = error as { code?: string; errno?: string; cause?: unknown } | null | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && e.code.startsWith('ERR_POSTGRES_CONNECTION')) return true
+    if (e.code === 'ERR_POSTGRES_IDLE_TIMEOUT' || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true
+    if (typeof e.errno === 'string' && (e.errno.startsWith('08') || ['57P01', '57P02', '57P03'].includes(e.errno))) return true
+  }
+  return false
+}

@@ -5,7 +5,8 @@
 import { and, asc, eq, getTableColumns, inArray, isNull, like, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
-import { isPgUniqueViolation, openPostgres, type PgDb } from './client'
+import { reportUnavailability } from '../availability'
+import { isPgUnavailable, isPgUniqueViolation, openPostgres, type PgDb } from './client'
 import { lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { createPgAuditStore, createPgLimitStore } from './limit-audit-stores'
 import { pgMigrationStatus } from './migrate'
@@ -29,6 +30,10 @@ const toSigningKey = (row: typeof signingKeys.$inferSelect): SigningKeyRecord =>
 const withoutHash = <T extends { keyHash: string }>({ keyHash: _, ...rest }: T) => rest
 
 export function createPgStore(db: PgDb): Store {
+  return reportUnavailability(createRawPgStore(db), isPgUnavailable)
+}
+
+function createRawPgStore(db: PgDb): Store {
   const revokeFamiliesSignedBy = async (tx: Pick<PgDb, 'update' | 'select'>, kid: string, now: number) => {
     const signed = tx.select({ id: refreshTokens.familyId }).from(refreshTokens).where(eq(refreshTokens.accessKid, kid))
     const rows = await tx
