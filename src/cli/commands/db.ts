@@ -1,0 +1,31 @@
+import type { Command } from 'commander'
+import { databasePathFrom, postgresUrlFrom } from '../../config'
+import { copyDatabase, CopyRefused } from '../../db/copy'
+import { redactUrl } from '../../db/engine'
+import { contextFrom } from '../context'
+import { CliError } from '../io'
+import type { Env } from '../index'
+
+export function registerDb(program: Command, env: Env) {
+  const db = program.command('db').description('move the data between database engines')
+
+  db.command('copy')
+    .description('copy the whole database (the one --data-dir / --database-url selects) into an empty one, SQLite <-> PostgreSQL; stop authd serve first')
+    .requiredOption('--to <url>', 'the target: postgres://… or a SQLite path (sqlite:/path, file:/path or a plain path)')
+    .action(async (opts: { to: string }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const config = ctx.config()
+      const postgresUrl = postgresUrlFrom(opts.to)
+      const target = postgresUrl ? { postgresUrl, location: redactUrl(postgresUrl) } : { sqlitePath: databasePathFrom(opts.to, config.dataDir), location: databasePathFrom(opts.to, config.dataDir) }
+      const from = config.postgresUrl ? redactUrl(config.postgresUrl) : config.databasePath
+      let tables: Record<string, number>
+      try {
+        tables = await copyDatabase(config, target, from)
+      } catch (error) {
+        if (error instanceof CopyRefused) throw new CliError(error.message)
+        throw new CliError(`copy failed, nothing was written to ${target.location}: ${(error as Error).message}`)
+      }
+      const rows = Object.values(tables).reduce((a, b) => a + b, 0)
+      ctx.out.result({ from, to: target.location, tables }, () => `copied ${rows} rows in ${Object.keys(tables).length} tables from ${from} to ${target.location}; counts verified`)
+    })
+}

@@ -1,0 +1,135 @@
+// `authd db copy --to URL`: moves a whole database from one engine to the other (SQLite into
+// an empty PostgreSQL database, or back), so a deployment that outgrows one machine keeps its
+// users, sessions, keys and queued mail. The target is migrated, must be empty, and is
+// written in one transaction; each table's row count is checked against the source before
+// that transaction commits.
+import { sql } from 'drizzle-orm'
+import type { Config } from '../config'
+import { openDatabase, type Db } from './client'
+import { runMigrations } from './migrate'
+import { openPostgres, type PgDb } from './pg/client'
+import { runPgMigrations } from './pg/migrate'
+import * as pgSchema from './pg/schema'
+import * as sqliteSchema from './schema'
+
+/** Tables in an order that respects their foreign keys. */
+const TABLES = [
+  'tenants',
+  'users',
+  'apiKeys',
+  'setupTokens',
+  'signingKeys',
+  'refreshFamilies',
+  'refreshTokens',
+  'passwordResetOtps',
+  'passwordResetRequests',
+  'mailOutbox',
+  'serverSecrets',
+  'limitCounters',
+  'auditEvents',
+] as const
+type TableName = (typeof TABLES)[number]
+
+const BATCH = 500
+
+interface Side {
+  location: string
+  read(table: TableName): Promise<Record<string, unknown>[]>
+  /** Runs `write` in one transaction; `insert` adds rows, `count` reads a table's count inside it. */
+  transaction(write: (insert: (table: TableName, rows: Record<string, unknown>[]) => Promise<void>, count: (table: TableName) => Promise<number>) => Promise<void>): Promise<void>
+  count(table: TableName): Promise<number>
+  close(): Promise<void>
+}
+
+function sqliteSide(db: Db, location: string): Side {
+  const count = (table: TableName) => (db.select({ n: sql<number>`count(*)` }).from(sqliteSchema[table]).get()?.n ?? 0)
+  return {
+    location,
+    read: async (table) => db.select().from(sqliteSchema[table]).all() as Record<string, unknown>[],
+    async transaction(write) {
+      db.$client.run('BEGIN IMMEDIATE')
+      try {
+        await write(
+          async (table, rows) => {
+            for (let i = 0; i < rows.length; i += BATCH) db.insert(sqliteSchema[table]).values(rows.slice(i, i + BATCH) as never).run()
+          },
+          async (table) => count(table),
+        )
+        db.$client.run('COMMIT')
+      } catch (error) {
+        db.$client.run('ROLLBACK')
+        throw error
+      }
+    },
+    count: async (table) => count(table),
+    close: async () => db.$client.close(),
+  }
+}
+
+function pgSide(db: PgDb, location: string): Side {
+  const countWith = async (executor: Pick<PgDb, 'select'>, table: TableName) => Number((await executor.select({ n: sql<number>`count(*)` }).from(pgSchema[table]))[0]?.n ?? 0)
+  return {
+    location,
+    read: async (table) => (await db.select().from(pgSchema[table])) as Record<string, unknown>[],
+    async transaction(write) {
+      await db.transaction(async (tx) => {
+        await write(
+          async (table, rows) => {
+            for (let i = 0; i < rows.length; i += BATCH) await tx.insert(pgSchema[table]).values(rows.slice(i, i + BATCH) as never)
+          },
+          (table) => countWith(tx, table),
+        )
+        // Rows came with their ids: move the sequences past them.
+        for (const table of ['audit_events', 'password_reset_requests']) {
+          await tx.execute(sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${sql.identifier(table)}), 0) + 1, false)`)
+        }
+      })
+    },
+    count: (table) => countWith(db, table),
+    close: () => db.$client.close(),
+  }
+}
+
+async function openSide(target: { sqlitePath?: string; postgresUrl?: string }, location: string): Promise<Side> {
+  if (target.postgresUrl) {
+    const db = openPostgres(target.postgresUrl, { max: 1 })
+    await runPgMigrations(db.$client)
+    return pgSide(db, location)
+  }
+  const db = openDatabase(target.sqlitePath!)
+  runMigrations(db.$client)
+  return sqliteSide(db, location)
+}
+
+export class CopyRefused extends Error {}
+
+/** Copies every row of the configured database into `to`; returns the rows copied per table. */
+export async function copyDatabase(
+  from: Pick<Config, 'databasePath' | 'postgresUrl'>,
+  to: { sqlitePath?: string; postgresUrl?: string; location: string },
+  fromLocation: string,
+): Promise<Record<TableName, number>> {
+  if ((from.postgresUrl ?? from.databasePath) === (to.postgresUrl ?? to.sqlitePath)) throw new CopyRefused('the target is the database being copied')
+  const source = await openSide({ sqlitePath: from.databasePath, postgresUrl: from.postgresUrl }, fromLocation)
+  let target: Side | undefined
+  try {
+    target = await openSide(to, to.location)
+    for (const table of TABLES) {
+      if ((await target.count(table)) > 0) throw new CopyRefused(`${to.location} is not empty (${table} has rows): copy only into an empty database`)
+    }
+    const copied = {} as Record<TableName, number>
+    await target.transaction(async (insert, count) => {
+      for (const table of TABLES) {
+        const rows = await source.read(table)
+        await insert(table, rows)
+        const written = await count(table)
+        if (written !== rows.length) throw new Error(`${table}: ${rows.length} rows read, ${written} written`)
+        copied[table] = rows.length
+      }
+    })
+    return copied
+  } finally {
+    await target?.close()
+    await source.close()
+  }
+}

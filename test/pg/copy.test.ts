@@ -1,0 +1,59 @@
+// `authd db copy`: a deployment moves from SQLite to PostgreSQL (and back) without losing
+// users, sessions, keys or mail; a non-empty target is refused.
+import { afterAll, beforeAll, expect, it } from 'bun:test'
+import { join } from 'node:path'
+import { decodeProtectedHeader } from 'jose'
+import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
+import { cliRunner } from '../cli-runner'
+import { PASSWORD, toResult } from '../helpers'
+import { createTestDatabase, describePostgres } from '../pg'
+
+const dir = useBinaryAndTempDir()
+
+describePostgres('authd db copy', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>
+  beforeAll(async () => {
+    db = await createTestDatabase()
+  })
+  afterAll(() => db.drop())
+
+  it('moves a SQLite deployment into an empty PostgreSQL database and back, sessions included', async () => {
+    const sqlite = cliRunner([BINARY], dir())
+    const { key } = await setUpAccount(sqlite, 'ada@example.com', PASSWORD)
+    const login = (url: string) =>
+      fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }) }).then(toResult)
+    const before = await serveBinary(dir())
+    const session = await login(before.url)
+    before.proc.kill('SIGTERM')
+    await before.proc.exited
+    const kid = decodeProtectedHeader(session.json.data.response.accessToken).kid
+
+    const copied = await sqlite(['--json', 'db', 'copy', '--to', db.url])
+    expect(copied.stderr).toBe('')
+    expect(copied.json.tables).toMatchObject({ tenants: 1, users: 1, apiKeys: 1, signingKeys: 1, refreshFamilies: 1, refreshTokens: 1 })
+
+    const onPostgres = { AUTHD_DATABASE_URL: db.url }
+    const after = await serveBinary(dir(), onPostgres)
+    try {
+      // The browser's cookie from before the move still works, and the same key signs.
+      const refreshed = await fetch(`${after.url}/api/v1/auth/refresh-token`, { headers: { cookie: `refreshToken=${session.refreshCookie}` } }).then(toResult)
+      expect(refreshed.status).toBe(201)
+      expect(decodeProtectedHeader(refreshed.json.data.response.accessToken).kid).toBe(kid)
+      expect((await login(after.url)).status).toBe(201)
+    } finally {
+      after.proc.kill('SIGTERM')
+      await after.proc.exited
+    }
+
+    const again = await sqlite(['db', 'copy', '--to', db.url])
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('is not empty (tenants has rows): copy only into an empty database') })
+
+    const back = join(dir(), 'back', 'authd.db')
+    const returned = await cliRunner([BINARY], dir(), onPostgres)(['--json', 'db', 'copy', '--to', `sqlite:${back}`])
+    expect(returned.stderr).toBe('')
+    // What PostgreSQL added meanwhile came back too: the refresh (a token) and the login (a session and its token).
+    const { tables } = copied.json
+    expect(returned.json.tables).toEqual({ ...tables, refreshFamilies: tables.refreshFamilies + 1, refreshTokens: tables.refreshTokens + 2, auditEvents: returned.json.tables.auditEvents })
+    expect(returned.json.tables.auditEvents).toBeGreaterThan(copied.json.tables.auditEvents)
+  }, 60_000)
+})
