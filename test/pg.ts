@@ -4,7 +4,7 @@
 // suites are skipped with one line saying so, unless AUTHD_TEST_REQUIRE_POSTGRES=1 (CI sets
 // it), where that is a failure.
 import { SQL } from 'bun'
-import { describe, it } from 'bun:test'
+import { afterAll, beforeAll, describe, it } from 'bun:test'
 
 export const PG_ADMIN_URL = process.env.AUTHD_TEST_POSTGRES_URL || 'postgres://root@127.0.0.1:5432/test'
 const required = process.env.AUTHD_TEST_REQUIRE_POSTGRES === '1'
@@ -57,4 +57,14 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
       await sql.close()
     },
   }
+}
+
+/** Inside a describePostgres: a fresh database for the block, dropped after it; returns its URL's getter. */
+export function useTestDatabase(): () => string {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined
+  beforeAll(async () => {
+    database = await createTestDatabase()
+  })
+  afterAll(() => database?.drop())
+  return () => database!.url
 }

@@ -1,22 +1,18 @@
 // The compiled binary on PostgreSQL (AUTHD_DATABASE_URL=postgres://…): migrations embedded for
 // both engines, the CLI, then the server, over a real socket; backup refuses and names pg_dump.
-import { afterAll, beforeAll, expect, it } from 'bun:test'
+import { expect, it } from 'bun:test'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
-import { createTestDatabase, describePostgres } from '../pg'
+import { describePostgres, useTestDatabase } from '../pg'
 
 const dir = useBinaryAndTempDir()
 
 describePostgres('dist/authd on PostgreSQL', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>
-  beforeAll(async () => {
-    db = await createTestDatabase()
-  })
-  afterAll(() => db.drop())
+  const databaseUrl = useTestDatabase()
 
   it('migrates, sets up through the CLI, serves login and refresh, and names pg_dump for backups', async () => {
-    const env = { AUTHD_DATABASE_URL: db.url }
+    const env = { AUTHD_DATABASE_URL: databaseUrl() }
     const authd = cliRunner([BINARY], dir(), env)
     const migrated = await authd(['--json', 'migrate'])
     expect(migrated.json).toEqual({ applied: ['0000_init'], pending: [] })

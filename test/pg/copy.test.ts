@@ -1,21 +1,17 @@
 // `authd db copy`: a deployment moves from SQLite to PostgreSQL (and back) without losing
 // users, sessions, keys or mail; a non-empty target is refused.
-import { afterAll, beforeAll, expect, it } from 'bun:test'
+import { expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { decodeProtectedHeader } from 'jose'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
-import { createTestDatabase, describePostgres } from '../pg'
+import { describePostgres, useTestDatabase } from '../pg'
 
 const dir = useBinaryAndTempDir()
 
 describePostgres('authd db copy', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>
-  beforeAll(async () => {
-    db = await createTestDatabase()
-  })
-  afterAll(() => db.drop())
+  const databaseUrl = useTestDatabase()
 
   it('moves a SQLite deployment into an empty PostgreSQL database and back, sessions included', async () => {
     const sqlite = cliRunner([BINARY], dir())
@@ -28,11 +24,11 @@ describePostgres('authd db copy', () => {
     await before.proc.exited
     const kid = decodeProtectedHeader(session.json.data.response.accessToken).kid
 
-    const copied = await sqlite(['--json', 'db', 'copy', '--to', db.url])
+    const copied = await sqlite(['--json', 'db', 'copy', '--to', databaseUrl()])
     expect(copied.stderr).toBe('')
     expect(copied.json.tables).toMatchObject({ tenants: 1, users: 1, apiKeys: 1, signingKeys: 1, refreshFamilies: 1, refreshTokens: 1 })
 
-    const onPostgres = { AUTHD_DATABASE_URL: db.url }
+    const onPostgres = { AUTHD_DATABASE_URL: databaseUrl() }
     const after = await serveBinary(dir(), onPostgres)
     try {
       // The browser's cookie from before the move still works, and the same key signs.
@@ -45,7 +41,7 @@ describePostgres('authd db copy', () => {
       await after.proc.exited
     }
 
-    const again = await sqlite(['db', 'copy', '--to', db.url])
+    const again = await sqlite(['db', 'copy', '--to', databaseUrl()])
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('is not empty (tenants has rows): copy only into an empty database') })
 
     const back = join(dir(), 'back', 'authd.db')

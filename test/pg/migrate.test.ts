@@ -1,21 +1,17 @@
 // The PostgreSQL migration runner: instances starting at once on an empty database apply every
 // migration exactly once, and the schema has every table the SQLite one has.
 import { SQL } from 'bun'
-import { afterAll, beforeAll, expect, it } from 'bun:test'
+import { expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { embeddedMigrations, runMigrations } from '../../src/db/migrate'
 import { embeddedPgMigrations, pgMigrationStatus, runPgMigrations } from '../../src/db/pg/migrate'
-import { createTestDatabase, describePostgres } from '../pg'
+import { describePostgres, useTestDatabase } from '../pg'
 
 describePostgres('PostgreSQL migrations', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>
-  beforeAll(async () => {
-    db = await createTestDatabase()
-  })
-  afterAll(() => db.drop())
+  const databaseUrl = useTestDatabase()
 
   it('apply once when five runners start together on an empty database', async () => {
-    const clients = Array.from({ length: 5 }, () => new SQL(db.url, { max: 1 }))
+    const clients = Array.from({ length: 5 }, () => new SQL(databaseUrl(), { max: 1 }))
     try {
       expect(await pgMigrationStatus(clients[0]!)).toEqual({ applied: [], pending: embeddedPgMigrations.map((m) => m.tag) })
       const applied = await Promise.all(clients.map((sql) => runPgMigrations(sql)))
@@ -35,7 +31,7 @@ describePostgres('PostgreSQL migrations', () => {
       .map(({ t, c }) => `${t}.${c}`)
       .sort()
     sqlite.close()
-    const pg = new SQL(db.url, { max: 1 })
+    const pg = new SQL(databaseUrl(), { max: 1 })
     const pgColumns = (await pg`SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> '__drizzle_migrations'`)
       .map(({ t, c }: { t: string; c: string }) => `${t}.${c}`)
       .sort()
