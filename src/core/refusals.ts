@@ -47,13 +47,6 @@ export class RefusalTally {
     })
   }
 
-  /** How many refusals are waiting to be written. */
-  get pending(): number {
-    let n = 0
-    for (const tally of this.tallies.values()) n += tally.count
-    return n
-  }
-
   /** Writes one audit row per subject of the window that ends now, in one transaction. */
   async flush(store: Pick<Store, 'audit'>): Promise<number> {
     if (this.tallies.size === 0) return 0

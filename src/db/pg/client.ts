@@ -8,10 +8,6 @@ export type PgDb = BunSQLDatabase<typeof schema> & { $client: SQL }
 /** A transaction, or the database itself: what the helpers that run inside one accept. */
 export type PgExecutor = Pick<PgDb, 'select' | 'insert' | 'update' | 'delete' | 'execute'>
 
-export function isPostgresUrl(url: string | undefined): url is string {
-  return url !== undefined && /^postgres(ql)?:\/\//i.test(url)
-}
-
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const
 type SslMode = (typeof SSL_MODES)[number]
 

@@ -6,7 +6,7 @@ import { and, asc, eq, getTableColumns, inArray, isNull, like, sql } from 'drizz
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability } from '../availability'
-import { isPgUnavailable, isPgUniqueViolation, openPostgres, type PgDb } from './client'
+import { isPgUnavailable, isPgUniqueViolation, type PgDb } from './client'
 import { lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { createPgAuditStore, createPgLimitStore } from './limit-audit-stores'
 import { pgMigrationStatus } from './migrate'
@@ -237,8 +237,4 @@ function createRawPgStore(db: PgDb): Store {
       void db.$client.close()
     },
   }
-}
-
-export function openPgStore(url: string): Store {
-  return createPgStore(openPostgres(url))
 }
