@@ -2,26 +2,23 @@
 // refusals are tallied and written as one audit row per subject and window), and tables do
 // not grow forever (retention prunes in small batches).
 import { afterEach, describe, expect, it } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { pruneExpiredData } from '../../src/core/retention'
 import { silentLogger } from '../../src/log'
 import { startServer } from '../../src/server/serve'
-import { createTestContext, loginFor, PASSWORD, requestOtp, type TestContext } from '../helpers'
+import { createTestContext, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 
 let ctx: TestContext
 afterEach(() => ctx?.close())
 
 /** Row counts and the newest write of the tables a refused request could touch. */
-function footprint() {
-  const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
-  try {
-    return db
-      .query("SELECT (SELECT count(*) FROM audit_events) AS audit, (SELECT count(*) FROM limit_counters) AS counters, (SELECT max(updated_at) FROM limit_counters) AS lastCounterWrite")
-      .get()
-  } finally {
-    db.close()
-  }
+async function footprint() {
+  const [row] = await queryDatabase<Record<string, unknown>>(
+    ctx,
+    'SELECT (SELECT count(*) FROM audit_events) AS audit, (SELECT count(*) FROM limit_counters) AS counters, (SELECT max(updated_at) FROM limit_counters) AS "lastCounterWrite"',
+  )
+  return Object.fromEntries(Object.entries(row!).map(([k, v]) => [k, v === null ? null : Number(v)]))
 }
+const count = async (table: string) => Number((await queryDatabase<{ n: number }>(ctx, `SELECT count(*) AS n FROM ${table}`))[0]!.n)
 
 describe('refused requests', () => {
   it('1,000 refused logins write nothing per request, then one audit row with their count', async () => {
@@ -29,9 +26,9 @@ describe('refused requests', () => {
     const { email } = await ctx.addUser()
     const attempt = (password: string) => ctx.call('POST', '/api/v1/auth/login', { body: { email, password }, peer: '203.0.113.7' })
     for (let i = 0; i < 5; i++) expect((await attempt('wrong password guess')).status).toBe(401)
-    const before = footprint()
+    const before = await footprint()
     for (let i = 0; i < 1000; i++) expect((await attempt(PASSWORD)).status).toBe(429)
-    expect(footprint()).toEqual(before)
+    expect(await footprint()).toEqual(before)
     expect(await ctx.runtime.refusals.flush(ctx.runtime.store)).toBe(1)
     const events = await ctx.runtime.store.audit.query({ type: 'login.limited' })
     expect(events).toEqual([
@@ -42,9 +39,9 @@ describe('refused requests', () => {
   it('a request over a per-IP budget is refused before the counter is written', async () => {
     ctx = await createTestContext({ AUTHD_FORGOT_IP_PER_HOUR: '3' })
     for (let i = 0; i < 3; i++) expect((await ctx.call('GET', `/api/v1/auth/forgot-password/u${i}@example.com`)).status).toBe(200)
-    const before = footprint()
+    const before = await footprint()
     for (let i = 0; i < 50; i++) expect((await ctx.call('GET', `/api/v1/auth/forgot-password/v${i}@example.com`)).status).toBe(429)
-    expect(footprint()).toEqual(before)
+    expect(await footprint()).toEqual(before)
   })
 
   it('are written when the server stops, so none is lost to a clean shutdown', async () => {
@@ -54,9 +51,7 @@ describe('refused requests', () => {
     await forgot()
     for (let i = 0; i < 3; i++) expect((await forgot()).status).toBe(429)
     await server.stop()
-    const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
-    const rows = db.query("SELECT detail FROM audit_events WHERE type = 'password_reset.limited'").all() as Array<{ detail: string }>
-    db.close()
+    const rows = await queryDatabase<{ detail: string }>(ctx, "SELECT detail FROM audit_events WHERE type = 'password_reset.limited'")
     expect(rows.map((r) => JSON.parse(r.detail).count)).toEqual([3])
   })
 })
@@ -76,21 +71,15 @@ describe('retention', () => {
     const live = await loginFor(ctx, email, true)
     const rotated = await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${live.refreshCookie}` })
     expect(rotated.status).toBe(201)
-    const count = (table: string) => {
-      const db = new Database(ctx.runtime.config.databasePath, { readonly: true })
-      const n = (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
-      db.close()
-      return n
-    }
-    const auditBefore = count('audit_events')
+    const auditBefore = await count('audit_events')
 
     const deleted = await pruneExpiredData(ctx.runtime, { batchSize: 2, pauseMs: 0 })
     expect(deleted).toMatchObject({ refreshFamilies: 1, refreshTokens: 1, sentMail: 1, resetRequests: 1, otps: 1 })
     expect(deleted.auditEvents).toBeGreaterThan(8)
-    expect(count('audit_events')).toBe(auditBefore - deleted.auditEvents)
-    expect(count('refresh_families')).toBe(1)
-    expect(count('refresh_tokens')).toBe(2)
-    expect(count('mail_outbox')).toBe(0)
+    expect(await count('audit_events')).toBe(auditBefore - deleted.auditEvents)
+    expect(await count('refresh_families')).toBe(1)
+    expect(await count('refresh_tokens')).toBe(2)
+    expect(await count('mail_outbox')).toBe(0)
     // The live session's spent token is still known: presenting it later is reuse.
     ctx.clock.advance(60)
     expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${live.refreshCookie}` })).status).toBe(401)

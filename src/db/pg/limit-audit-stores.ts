@@ -1,7 +1,8 @@
 // Limit counters and the audit log over PostgreSQL. The counter rules are the SQLite ones
 // (../limit-audit-stores.ts): each update is one atomic upsert, so concurrent requests on any
 // instance never lose a count.
-import { and, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
+import { desc, eq, inArray, sql } from 'drizzle-orm'
+import { auditFilter } from '../audit-filter'
 import type { AuditStore, LimitStore, LimitUpdate } from '../../core/store'
 import type { AuditEvent, LimitCounter } from '../../core/types'
 import type { PgDb, PgExecutor } from './client'
@@ -85,18 +86,13 @@ export function createPgAuditStore(db: PgDb): AuditStore {
         for (let i = 0; i < events.length; i += 500) await tx.insert(auditEvents).values(events.slice(i, i + 500).map(toAuditRow))
       })
     },
-    async query({ tenantId, userId, type, since, limit = 100 }) {
-      const conditions: SQL[] = []
-      if (tenantId) conditions.push(eq(auditEvents.tenantId, tenantId))
-      if (userId) conditions.push(eq(auditEvents.userId, userId))
-      if (type) conditions.push(type.endsWith('.*') ? sql`${auditEvents.type} LIKE ${type.slice(0, -1) + '%'}` : eq(auditEvents.type, type))
-      if (since !== undefined) conditions.push(gte(auditEvents.at, since))
+    async query(filter) {
       const rows = await db
         .select()
         .from(auditEvents)
-        .where(conditions.length > 0 ? and(...conditions) : undefined)
+        .where(auditFilter(auditEvents, filter))
         .orderBy(desc(auditEvents.at), desc(auditEvents.id))
-        .limit(limit)
+        .limit(filter.limit ?? 100)
       return rows.map((row) => ({ ...row, detail: row.detail === null ? null : JSON.parse(row.detail) }))
     },
   }

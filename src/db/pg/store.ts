@@ -12,7 +12,7 @@ import { createPgAuditStore, createPgLimitStore } from './limit-audit-stores'
 import { pgMigrationStatus } from './migrate'
 import { createPgOutboxStore } from './outbox-store'
 import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
-import { createPgPrune } from './retention-store'
+import { createPgPrune } from '../retention-store'
 import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
