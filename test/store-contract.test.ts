@@ -127,7 +127,11 @@ for (const [engine, define, open] of engines) {
       const { t, u } = await seeded(store)
       expect(await store.users.insert({ ...user(t.id), email: u.email })).toBe(false)
       expect(await store.tenants.insert({ ...tenant(), audience: t.audience })).toBe(false)
-      expect(await store.tenants.setAudience((await store.tenants.list())[0]!.id, t.audience)).toMatchObject({ audience: t.audience })
+      const other = tenant()
+      expect(await store.tenants.insert(other)).toBe(true)
+      expect(await store.tenants.setAudience(other.id, t.audience)).toBe('audience-taken')
+      expect(await store.tenants.setAudience(other.id, 'https://api.other.example')).toMatchObject({ id: other.id, audience: 'https://api.other.example' })
+      expect(await store.tenants.setAudience('no-such-tenant', 'x')).toBeNull()
     }))
 
     it('rotates a refresh token once when 20 rotations race from two connections', withEngine(async (e) => {
