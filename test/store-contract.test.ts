@@ -145,16 +145,16 @@ for (const [engine, define, open] of engines) {
       expect((await e.store.sessions.findToken(first.tokenHash))!.token.spentAt).toBe(now + 1)
     }))
 
-    it('counts limit hits exactly under concurrency, backs off from the threshold, and resets', withEngine(async (e) => {
+    it('counts limit hits exactly under concurrency, starts a window over once it is past, and resets', withEngine(async (e) => {
       const second = e.second()
       await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? second : e.store).limits.apply([{ key: 'k', op: 'hit', windowMs: 60_000 }], now)))
-      expect((await e.store.limits.get(['k']))[0]).toMatchObject({ count: 30, windowStart: now })
-      const fail = { key: 'f', op: 'fail', threshold: 3, baseMs: 1000, capMs: 5000, windowMs: 86_400_000 } as const
-      const counters = []
-      for (let i = 0; i < 6; i++) counters.push((await e.store.limits.apply([fail], now))[0]!)
-      expect(counters.map((c) => c.blockedUntil === null ? null : c.blockedUntil - now)).toEqual([null, null, 1000, 2000, 4000, 5000])
-      await e.store.limits.apply([{ key: 'f', op: 'reset' }], now)
-      expect(await e.store.limits.get(['f'])).toEqual([])
+      expect(await e.store.limits.get(['k'])).toEqual([{ key: 'k', count: 30, windowStart: now, updatedAt: now }])
+      const [later] = await e.store.limits.apply([{ key: 'k', op: 'hit', windowMs: 60_000 }], now + 59_999)
+      expect(later).toEqual({ key: 'k', count: 31, windowStart: now, updatedAt: now + 59_999 })
+      const [restarted] = await e.store.limits.apply([{ key: 'k', op: 'hit', windowMs: 60_000 }], now + 60_000)
+      expect(restarted).toEqual({ key: 'k', count: 1, windowStart: now + 60_000, updatedAt: now + 60_000 })
+      await e.store.limits.apply([{ key: 'k', op: 'reset' }], now)
+      expect(await e.store.limits.get(['k'])).toEqual([])
     }))
 
     it('issues at most the per-address limit of reset mails when requests race', withEngine(async (e) => {
@@ -163,11 +163,19 @@ for (const [engine, define, open] of engines) {
       const audit = { at: now, type: 'password_reset.requested', tenantId: t.id, userId: u.id, ip: null, userAgent: null, detail: {} }
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          (i % 2 ? second : e.store).passwordResets.request({ tenantId: t.id, emailKey: 'ek', at: now, limits: { intervalMs: 60_000, perHour: 5 }, audit, mail: mail(t.id) }),
+          (i % 2 ? second : e.store).passwordResets.request({ tenantId: t.id, emailKey: 'ek', at: now, historySince: now - 3600_000, allowed: (h) => h.issued === 0, audit, mail: mail(t.id) }),
         ),
       )
       expect(results.filter(Boolean).length).toBe(1)
       expect((await e.store.outbox.list({})).length).toBe(1)
+      // The rule sees the issued requests since historySince, and only those.
+      const seen: unknown[] = []
+      const ask = (at: number, historySince: number) =>
+        e.store.passwordResets.request({ tenantId: t.id, emailKey: 'ek', at, historySince, allowed: (h) => (seen.push(h), true), audit })
+      await ask(now + 1000, now - 3600_000)
+      await ask(now + 2000, now + 1)
+      await ask(now + 3000, now - 3600_000)
+      expect(seen).toEqual([{ issued: 1, lastIssuedAt: now }, { issued: 1, lastIssuedAt: now + 1000 }, { issued: 3, lastIssuedAt: now + 2000 }])
     }))
 
     it('hands each outbox message to exactly one of several claiming workers, and back after its lease', withEngine(async (e) => {

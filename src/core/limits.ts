@@ -82,10 +82,19 @@ export function ipSubject(ip: string | null): string {
   return `${parts.map((p) => p.toString(16)).join(':')}::/64`
 }
 
-/** How long `counter` still blocks under `rule`, in ms (0: not blocking). */
+/** The block after the `failures`-th failure of a run: none before the threshold, then base
+ *  doubling with each further failure, at most cap. The one definition of the back-off: the
+ *  store only counts failures, on either engine. */
+export function backoffDelayMs(rule: BackoffRule, failures: number): number {
+  if (failures < rule.threshold) return 0
+  return Math.min(rule.capMs, rule.baseMs * 2 ** Math.min(40, failures - rule.threshold))
+}
+
+/** How long `counter` still blocks under `rule`, in ms (0: not blocking). A back-off counter's
+ *  updatedAt is the time of the run's latest failure. */
 function blockingMs(rule: Rule, counter: LimitCounter | undefined, now: number): number {
   if (!counter) return 0
-  if (rule.kind === 'backoff') return Math.max(0, (counter.blockedUntil ?? 0) - now)
+  if (rule.kind === 'backoff') return Math.max(0, counter.updatedAt + backoffDelayMs(rule, counter.count) - now)
   const windowEnd = counter.windowStart + rule.windowMs
   return windowEnd > now && counter.count >= rule.limit ? windowEnd - now : 0
 }
@@ -129,15 +138,13 @@ export async function spendBudget(deps: LimitDeps, rule: WindowRule, subject: st
 
 export type Outcome = { rule: Rule; subject: string; result: 'failure' | 'success' }
 
-/** The counter changes for these outcomes: a failure is a hit (windows) or one more in the
- *  run (back-offs); a success ends a back-off run where the rule says so. */
+/** The counter changes for these outcomes: a failure is one more hit in the rule's window (for
+ *  a back-off, the window of its run); a success ends a back-off run where the rule says so. */
 export function limitUpdates(deps: Pick<Deps, 'serverKeys'>, outcomes: Outcome[]): LimitUpdate[] {
   return outcomes.flatMap(({ rule, subject, result }): LimitUpdate[] => {
     const key = keyOf(deps, rule, subject)
     if (result === 'success') return rule.kind === 'backoff' && rule.resetOnSuccess ? [{ key, op: 'reset' }] : []
-    return rule.kind === 'window'
-      ? [{ key, op: 'hit', windowMs: rule.windowMs }]
-      : [{ key, op: 'fail', threshold: rule.threshold, baseMs: rule.baseMs, capMs: rule.capMs, windowMs: rule.windowMs }]
+    return [{ key, op: 'hit', windowMs: rule.windowMs }]
   })
 }
 

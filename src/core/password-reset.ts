@@ -12,10 +12,24 @@ import { passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
+import type { ResetHistory } from './store'
 import type { PasswordResetOtp, Tenant } from './types'
 import { normaliseEmail, toPublicUser, type PublicUser } from './users'
 
 export const FORGOT_PASSWORD_MESSAGE = 'If the e-mail is registered, a password-reset OTP has been sent'
+
+const HOUR_MS = 3600_000
+
+/** The per-address limit on reset mails (product spec §9): none within the interval after the
+ *  last one, and fewer than perHour in the last hour. */
+export function underAddressLimits(
+  limits: Pick<Deps['config']['limits'], 'forgotAddressIntervalSec' | 'forgotAddressPerHour'>,
+  lastHour: ResetHistory,
+  now: number,
+): boolean {
+  const intervalOver = lastHour.lastIssuedAt === null || lastHour.lastIssuedAt <= now - limits.forgotAddressIntervalSec * 1000
+  return intervalOver && lastHour.issued < limits.forgotAddressPerHour
+}
 
 type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals' | 'events'>
 
@@ -50,7 +64,8 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
     tenantId: tenant.id,
     emailKey: emailKey(deps.serverKeys.hmac, tenant.id, email),
     at: now,
-    limits: { intervalMs: deps.config.limits.forgotAddressIntervalSec * 1000, perHour: deps.config.limits.forgotAddressPerHour },
+    historySince: now - HOUR_MS,
+    allowed: (history) => underAddressLimits(deps.config.limits, history, now),
     audit: auditEvent(deps, 'password_reset.requested', actor, { tenantId: tenant.id, userId: eligible ? user.id : null, detail: { email: maskEmail(email) } }),
     otp: eligible ? otp : undefined,
     mail: eligible ? mail : undefined,

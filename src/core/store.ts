@@ -42,18 +42,26 @@ export interface UserStore {
   replacePassword(input: { userId: string; passwordHash: string; now: number; notice: OutboxMessage }): Promise<void>
 }
 
+/** The reset mails issued to one address in a span of time. */
+export interface ResetHistory {
+  issued: number
+  lastIssuedAt: number | null
+}
+
 export interface PasswordResetStore {
   /**
-   * Records the request and its audit event; then, if the address was issued no reset in the
-   * last `intervalMs` and fewer than `perHour` in the last hour, replaces the user's OTP and
-   * queues its mail (when given: registered addresses). One transaction, the same work for
-   * every address. Returns whether the address was under its limits.
+   * Records the request and its audit event; then, if `allowed` says yes to the address's
+   * issued requests since `historySince` (read in the same transaction, with concurrent
+   * requests for the address waiting their turn), replaces the user's OTP and queues its mail
+   * (when given: registered addresses). One transaction, the same work for every address.
+   * Returns what `allowed` said.
    */
   request(input: {
     tenantId: string
     emailKey: string
     at: number
-    limits: { intervalMs: number; perHour: number }
+    historySince: number
+    allowed: (history: ResetHistory) => boolean
     audit: AuditEvent
     otp?: PasswordResetOtp
     mail?: OutboxMessage
@@ -144,13 +152,11 @@ export interface SessionStore {
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>
 }
 
-/** One change to a limit counter. */
+/** One change to a limit counter. The store only counts; what a count means (a spent budget,
+ *  a back-off) is decided in core/limits.ts. */
 export type LimitUpdate =
-  /** One more hit in a fixed window (restarted once the window is over). */
+  /** One more hit in a fixed window (restarted once the window is over); updatedAt becomes now. */
   | { key: string; op: 'hit'; windowMs: number }
-  /** One more failure in the run; from `threshold` on, blocked for base x 2^(count - threshold), at most cap.
-   *  The run starts over `windowMs` after its first failure. */
-  | { key: string; op: 'fail'; threshold: number; baseMs: number; capMs: number; windowMs: number }
   | { key: string; op: 'reset' }
 
 export interface LimitStore {

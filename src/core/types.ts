@@ -120,7 +120,6 @@ export interface LimitCounter {
   key: string
   count: number
   windowStart: number
-  blockedUntil: number | null
   updatedAt: number
 }
 

@@ -12,34 +12,18 @@ import { auditEvents, limitCounters } from './schema'
  *  records a failure together with its counters). */
 export function limitWriter(db: Db): (updates: LimitUpdate[], now: number) => LimitCounter[] {
   const hit = db.$client.prepare(`
-    INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at) VALUES ($key, 1, $now, NULL, $now)
+    INSERT INTO limit_counters (key, count, window_start, updated_at) VALUES ($key, 1, $now, $now)
     ON CONFLICT (key) DO UPDATE SET
       count = CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END,
       window_start = CASE WHEN window_start + $windowMs <= $now THEN $now ELSE window_start END,
       updated_at = $now
-    RETURNING key, count, window_start AS windowStart, blocked_until AS blockedUntil, updated_at AS updatedAt`)
-  // A failure run: count failures (starting over windowMs after the run's first), and from
-  // the threshold on block for base * 2^(count - threshold), capped.
-  const fail = db.$client.prepare(`
-    INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at)
-    VALUES ($key, 1, $now, CASE WHEN 1 >= $threshold THEN $now + min($capMs, $baseMs) ELSE NULL END, $now)
-    ON CONFLICT (key) DO UPDATE SET
-      count = CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END,
-      blocked_until = CASE
-        WHEN (CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END) >= $threshold
-        THEN $now + min($capMs, $baseMs * (1 << min(40, (CASE WHEN window_start + $windowMs <= $now THEN 1 ELSE count + 1 END) - $threshold)))
-        ELSE NULL END,
-      window_start = CASE WHEN window_start + $windowMs <= $now THEN $now ELSE window_start END,
-      updated_at = $now
-    RETURNING key, count, window_start AS windowStart, blocked_until AS blockedUntil, updated_at AS updatedAt`)
+    RETURNING key, count, window_start AS windowStart, updated_at AS updatedAt`)
   const reset = db.$client.prepare('DELETE FROM limit_counters WHERE key = $key')
 
   const applyOne = (update: LimitUpdate, now: number): LimitCounter | null => {
     switch (update.op) {
       case 'hit':
         return hit.get({ key: update.key, now, windowMs: update.windowMs }) as LimitCounter
-      case 'fail':
-        return fail.get({ key: update.key, now, threshold: update.threshold, baseMs: update.baseMs, capMs: update.capMs, windowMs: update.windowMs }) as LimitCounter
       case 'reset':
         reset.run({ key: update.key })
         return null
@@ -49,12 +33,14 @@ export function limitWriter(db: Db): (updates: LimitUpdate[], now: number) => Li
   return (updates, now) => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null)
 }
 
+const counterColumns = { key: limitCounters.key, count: limitCounters.count, windowStart: limitCounters.windowStart, updatedAt: limitCounters.updatedAt }
+
 export function createLimitStore(db: Db): LimitStore {
   const write = limitWriter(db)
   return {
     async get(keys) {
       if (keys.length === 0) return []
-      return db.select().from(limitCounters).where(inArray(limitCounters.key, keys)).all()
+      return db.select(counterColumns).from(limitCounters).where(inArray(limitCounters.key, keys)).all()
     },
     async apply(updates, now) {
       if (updates.length === 0) return []

@@ -20,23 +20,21 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
     ) AND created_at > $since AND attempts < $maxAttempts`)
   const writeLimits = limitWriter(db)
   return {
-    async request({ tenantId, emailKey, at, limits, audit, otp, mail }) {
+    async request({ tenantId, emailKey, at, historySince, allowed, audit, otp, mail }) {
       return immediate(db, () => {
-        const recent = (since: number) =>
-          db
-            .select({ n: count(), last: max(passwordResetRequests.createdAt) })
-            .from(passwordResetRequests)
-            .where(
-              and(
-                eq(passwordResetRequests.tenantId, tenantId),
-                eq(passwordResetRequests.emailKey, emailKey),
-                eq(passwordResetRequests.issued, true),
-                gte(passwordResetRequests.createdAt, since),
-              ),
-            )
-            .get()!
-        const lastHour = recent(at - 3600_000)
-        const underLimits = lastHour.n < limits.perHour && (lastHour.last === null || lastHour.last <= at - limits.intervalMs)
+        const history = db
+          .select({ issued: count(), lastIssuedAt: max(passwordResetRequests.createdAt) })
+          .from(passwordResetRequests)
+          .where(
+            and(
+              eq(passwordResetRequests.tenantId, tenantId),
+              eq(passwordResetRequests.emailKey, emailKey),
+              eq(passwordResetRequests.issued, true),
+              gte(passwordResetRequests.createdAt, historySince),
+            ),
+          )
+          .get()!
+        const underLimits = allowed(history)
         db.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits }).run()
         db.insert(auditEvents).values({ ...audit, detail: JSON.stringify({ ...audit.detail, underLimits }) }).run()
         if (underLimits && otp) {

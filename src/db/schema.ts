@@ -170,14 +170,17 @@ export const serverSecrets = sqliteTable('server_secrets', {
 })
 
 // Abuse-limit counters, one row per key. Keys are keyed hashes (no addresses or IPs here).
-// A row is either a window counter (count within window_start + window) or a run of
-// consecutive failures with a back-off (blocked_until).
+// A row counts hits within window_start + window: requests in a budget, or the failures of a
+// back-off run (updated_at is then the latest failure).
 export const limitCounters = sqliteTable(
   'limit_counters',
   {
     key: text('key').primaryKey(),
     count: integer('count').notNull(),
     windowStart: integer('window_start').notNull(),
+    /** No longer written or read (the back-off is derived from count and updated_at in
+     *  core/limits.ts); kept because migrations only add, so an older instance keeps working
+     *  during a rolling upgrade. */
     blockedUntil: integer('blocked_until'),
     updatedAt: integer('updated_at').notNull(),
   },

@@ -8,7 +8,7 @@ import type { AuditEvent, LimitCounter } from '../../core/types'
 import type { PgDb, PgExecutor } from './client'
 import { auditEvents, limitCounters } from './schema'
 
-const returning = sql`RETURNING key, count, window_start AS "windowStart", blocked_until AS "blockedUntil", updated_at AS "updatedAt"`
+const returning = sql`RETURNING key, count, window_start AS "windowStart", updated_at AS "updatedAt"`
 
 /** One counter update inside the caller's transaction; the counter after it (null for a reset). */
 async function applyOne(tx: PgExecutor, update: LimitUpdate, now: number): Promise<LimitCounter | null> {
@@ -18,27 +18,10 @@ async function applyOne(tx: PgExecutor, update: LimitUpdate, now: number): Promi
     return null
   }
   const restart = sql`limit_counters.window_start + ${update.windowMs}::bigint <= ${now}::bigint`
-  if (update.op === 'hit') {
-    const rows = await tx.execute(sql`
-      INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at) VALUES (${key}, 1, ${now}, NULL, ${now})
-      ON CONFLICT (key) DO UPDATE SET
-        count = CASE WHEN ${restart} THEN 1 ELSE limit_counters.count + 1 END,
-        window_start = CASE WHEN ${restart} THEN ${now}::bigint ELSE limit_counters.window_start END,
-        updated_at = ${now}
-      ${returning}`)
-    return toCounter(rows[0])
-  }
-  // A failure run: from the threshold on, blocked for base * 2^(count - threshold), capped.
-  const { threshold, baseMs, capMs } = update
-  const nextCount = sql`(CASE WHEN ${restart} THEN 1 ELSE limit_counters.count + 1 END)`
   const rows = await tx.execute(sql`
-    INSERT INTO limit_counters (key, count, window_start, blocked_until, updated_at)
-    VALUES (${key}, 1, ${now}, CASE WHEN 1 >= ${threshold}::int THEN ${now}::bigint + least(${capMs}::bigint, ${baseMs}::bigint) ELSE NULL END, ${now})
+    INSERT INTO limit_counters (key, count, window_start, updated_at) VALUES (${key}, 1, ${now}, ${now})
     ON CONFLICT (key) DO UPDATE SET
-      count = ${nextCount},
-      blocked_until = CASE WHEN ${nextCount} >= ${threshold}::int
-        THEN ${now}::bigint + least(${capMs}::bigint, ${baseMs}::bigint * (1::bigint << least(40, ${nextCount} - ${threshold}::int)))
-        ELSE NULL END,
+      count = CASE WHEN ${restart} THEN 1 ELSE limit_counters.count + 1 END,
       window_start = CASE WHEN ${restart} THEN ${now}::bigint ELSE limit_counters.window_start END,
       updated_at = ${now}
     ${returning}`)
@@ -47,7 +30,7 @@ async function applyOne(tx: PgExecutor, update: LimitUpdate, now: number): Promi
 
 const toCounter = (row: unknown): LimitCounter => {
   const r = row as Record<string, string | number | null>
-  return { key: String(r.key), count: Number(r.count), windowStart: Number(r.windowStart), blockedUntil: r.blockedUntil === null ? null : Number(r.blockedUntil), updatedAt: Number(r.updatedAt) }
+  return { key: String(r.key), count: Number(r.count), windowStart: Number(r.windowStart), updatedAt: Number(r.updatedAt) }
 }
 
 /** Applies counter updates inside the caller's transaction. */
@@ -64,7 +47,10 @@ export function createPgLimitStore(db: PgDb): LimitStore {
   return {
     async get(keys) {
       if (keys.length === 0) return []
-      return db.select().from(limitCounters).where(inArray(limitCounters.key, keys))
+      return db
+        .select({ key: limitCounters.key, count: limitCounters.count, windowStart: limitCounters.windowStart, updatedAt: limitCounters.updatedAt })
+        .from(limitCounters)
+        .where(inArray(limitCounters.key, keys))
     },
     async apply(updates, now) {
       if (updates.length === 0) return []

@@ -10,23 +10,23 @@ import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setu
 
 export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
   return {
-    async request({ tenantId, emailKey, at, limits, audit, otp, mail }) {
+    async request({ tenantId, emailKey, at, historySince, allowed, audit, otp, mail }) {
       return db.transaction(async (tx) => {
         // Two requests for one address at once, on any instances, must not both pass the limits.
         await lockKey(tx, `reset:${tenantId}:${emailKey}`)
-        const [lastHour] = await tx
-          .select({ n: count(), last: max(passwordResetRequests.createdAt) })
+        const [history] = await tx
+          .select({ issued: count(), lastIssuedAt: max(passwordResetRequests.createdAt) })
           .from(passwordResetRequests)
           .where(
             and(
               eq(passwordResetRequests.tenantId, tenantId),
               eq(passwordResetRequests.emailKey, emailKey),
               eq(passwordResetRequests.issued, true),
-              gte(passwordResetRequests.createdAt, at - 3600_000),
+              gte(passwordResetRequests.createdAt, historySince),
             ),
           )
-        const last = lastHour?.last === null || lastHour?.last === undefined ? null : Number(lastHour.last)
-        const underLimits = (lastHour?.n ?? 0) < limits.perHour && (last === null || last <= at - limits.intervalMs)
+        const lastIssuedAt = history?.lastIssuedAt === null || history?.lastIssuedAt === undefined ? null : Number(history.lastIssuedAt)
+        const underLimits = allowed({ issued: Number(history?.issued ?? 0), lastIssuedAt })
         await tx.insert(passwordResetRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits })
         await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits } }))
         if (underLimits && otp) {

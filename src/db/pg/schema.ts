@@ -164,6 +164,9 @@ export const limitCounters = pgTable(
     key: text('key').primaryKey(),
     count: integer('count').notNull(),
     windowStart: ms('window_start').notNull(),
+    /** No longer written or read (the back-off is derived from count and updated_at in
+     *  core/limits.ts); kept because migrations only add, so an older instance keeps working
+     *  during a rolling upgrade. */
     blockedUntil: ms('blocked_until'),
     updatedAt: ms('updated_at').notNull(),
   },
