@@ -8,8 +8,9 @@ import type { PruneTarget } from './store'
 const DAY = 86_400_000
 
 /** For each kind of row: rows that ended before now minus this many ms are deleted. */
-export function retentionPolicy(config: Pick<Config, 'retention'>): Record<PruneTarget, number> {
+export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): Record<PruneTarget, number> {
   const r = config.retention
+  const longestBlockMs = Math.max(config.limits.loginBackoffMaxSec, config.limits.otpLockoutSec) * 1000
   return {
     auditEvents: r.auditSec * 1000,
     // Ended sessions (revoked, or past their end) with all their tokens. Live sessions keep
@@ -22,8 +23,9 @@ export function retentionPolicy(config: Pick<Config, 'retention'>): Record<Prune
     resetRequests: r.resetDataSec * 1000,
     otps: r.resetDataSec * 1000,
     setupTokens: r.resetDataSec * 1000,
-    // Counters idle this long block nothing any more (back-off runs are forgotten after a day).
-    limitCounters: 2 * DAY,
+    // Counters idle this long block nothing any more: windows last at most a day (back-off
+    // runs), and a back-off blocks at most its cap after the latest failure.
+    limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),
   }
 }
 
@@ -42,7 +44,7 @@ export async function pruneExpiredData(deps: Pick<Deps, 'store' | 'clock' | 'con
     deleted[target] = 0
     for (;;) {
       const now = deps.clock.now()
-      const n = await deps.store.prune(target, now - policy[target], now, batchSize)
+      const n = await deps.store.prune(target, now - policy[target], batchSize)
       deleted[target] += n
       if (n < batchSize) break
       await Bun.sleep(pauseMs)

@@ -197,9 +197,9 @@ export interface Store {
   audit: AuditStore
   /**
    * Deletes at most `limit` rows of one kind that ended before `before` (for limit counters:
-   * untouched since then and blocking nothing at `now`); returns how many.
+   * untouched since then); returns how many.
    */
-  prune(target: PruneTarget, before: number, now: number, limit: number): Promise<number>
+  prune(target: PruneTarget, before: number, limit: number): Promise<number>
   /** A named server-side secret, created by `create` the first time it is asked for. */
   serverSecret(name: string, create: () => string): Promise<string>
   /** Throws when the database cannot answer. */

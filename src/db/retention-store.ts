@@ -6,7 +6,7 @@ import type { PruneTarget, Store } from '../core/store'
 import type { Db } from './client'
 import type { PgDb } from './pg/client'
 
-export function pruneStatement(target: PruneTarget, before: number, now: number, limit: number): SQL {
+export function pruneStatement(target: PruneTarget, before: number, limit: number): SQL {
   const [table, key, select] = {
     auditEvents: ['audit_events', 'id', sql`SELECT id FROM audit_events WHERE at < ${before} ORDER BY id LIMIT ${limit}`],
     // A session ends when it is revoked or reaches its absolute end; its tokens go first.
@@ -25,15 +25,15 @@ export function pruneStatement(target: PruneTarget, before: number, now: number,
     resetRequests: ['password_reset_requests', 'id', sql`SELECT id FROM password_reset_requests WHERE created_at < ${before} LIMIT ${limit}`],
     otps: ['password_reset_otps', 'user_id', sql`SELECT user_id FROM password_reset_otps WHERE coalesce(spent_at, expires_at) < ${before} LIMIT ${limit}`],
     setupTokens: ['setup_tokens', 'id', sql`SELECT id FROM setup_tokens WHERE coalesce(used_at, expires_at) < ${before} LIMIT ${limit}`],
-    limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} AND (blocked_until IS NULL OR blocked_until < ${now}) LIMIT ${limit}`],
+    limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} LIMIT ${limit}`],
   }[target] as [string, string, SQL]
   return sql`DELETE FROM ${sql.identifier(table)} WHERE ${sql.identifier(key)} IN (${select})`
 }
 
 export function createPrune(db: Db): Store['prune'] {
-  return async (target, before, now, limit) => (db.run(pruneStatement(target, before, now, limit)) as unknown as { changes: number }).changes
+  return async (target, before, limit) => (db.run(pruneStatement(target, before, limit)) as unknown as { changes: number }).changes
 }
 
 export function createPgPrune(db: PgDb): Store['prune'] {
-  return async (target, before, now, limit) => (await db.execute(sql`${pruneStatement(target, before, now, limit)} RETURNING 1`)).length
+  return async (target, before, limit) => (await db.execute(sql`${pruneStatement(target, before, limit)} RETURNING 1`)).length
 }
