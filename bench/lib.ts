@@ -34,32 +34,45 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
   const { tenantId } = cli(['tenants', 'create', '--name', 'Bench'])
   const { key } = cli(['api-keys', 'create', '--tenant', tenantId])
   options.seed?.(cli, tenantId)
-  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, ...env, ...options.serveEnv } })
+  const serverEnv = { ...process.env, ...env, ...options.serveEnv }
+  const first = await spawnServer(dataDir, serverEnv)
+  const extra: Array<Awaited<ReturnType<typeof spawnServer>>> = []
+  return {
+    url: first.url,
+    api: `${first.url}/api/v1/auth`,
+    key: key as string,
+    tenantId: tenantId as string,
+    pid: first.proc.pid,
+    cli,
+    /** Resident memory of the server now, and its peak so far (MiB), from /proc. */
+    memory() {
+      const status = readFileSync(`/proc/${first.proc.pid}/status`, 'utf8')
+      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
+      return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 }
+    },
+    /** Another `authd serve` on the same database (PostgreSQL); returns its API base URL. */
+    async addInstance(): Promise<string> {
+      const server = await spawnServer(dataDir, serverEnv)
+      extra.push(server)
+      return `${server.url}/api/v1/auth`
+    },
+    async stop() {
+      for (const { proc } of [first, ...extra]) proc.kill('SIGTERM')
+      await Promise.all([first, ...extra].map(({ proc }) => proc.exited))
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function spawnServer(dataDir: string, env: Record<string, string | undefined>) {
+  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'inherit', env })
   const reader = proc.stdout.getReader()
   let out = ''
   while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
   reader.releaseLock()
   void proc.stdout.pipeTo(new WritableStream()) // keep draining the log
   const url = JSON.parse(out.split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string
-  return {
-    url,
-    api: `${url}/api/v1/auth`,
-    key: key as string,
-    tenantId: tenantId as string,
-    pid: proc.pid,
-    cli,
-    /** Resident memory of the server now, and its peak so far (MiB), from /proc. */
-    memory() {
-      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8')
-      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
-      return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 }
-    },
-    async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
+  return { proc, url }
 }
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
@@ -82,4 +95,39 @@ export async function timed(request: () => Promise<Response>): Promise<{ ms: num
   const response = await request()
   await response.arrayBuffer()
   return { ms: performance.now() - start, status: response.status }
+}
+
+export interface Result {
+  name: string
+  requests: number
+  errors: number
+  /** How many answered each status. */
+  statuses: Record<number, number>
+  perSecond: number
+  p50: number
+  p95: number
+  p99: number
+}
+
+/** Runs `concurrency` closed loops for `seconds`; each loop's worker keeps its own state. */
+export async function load(name: string, seconds: number, concurrency: number, makeWorker: (index: number) => () => Promise<Response>): Promise<Result> {
+  const latencies: number[] = []
+  let errors = 0
+  const statuses: Record<number, number> = {}
+  const deadline = performance.now() + seconds * 1000
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, index) => {
+      const request = makeWorker(index)
+      while (performance.now() < deadline) {
+        const start = performance.now()
+        const response = await request()
+        await response.arrayBuffer()
+        latencies.push(performance.now() - start)
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1
+        if (response.status >= 500 || response.status === 401) errors++
+      }
+    }),
+  )
+  latencies.sort((a, b) => a - b)
+  return { name, requests: latencies.length, errors, statuses, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) }
 }

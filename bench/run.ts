@@ -6,6 +6,7 @@
 //   npm run bench                      # all scenarios, 5 s each
 //   BENCH_SECONDS=10 npm run bench     # longer runs
 import { mkdtempSync, rmSync } from 'node:fs'
+import { load, type Result } from './lib'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -20,39 +21,6 @@ function cli(args: string[], stdin?: string) {
   const r = Bun.spawnSync([BINARY, '--data-dir', dataDir, '--json', ...args], { stdin: stdin ? new TextEncoder().encode(stdin) : 'ignore' })
   if (r.exitCode !== 0) throw new Error(`authd ${args.join(' ')}: ${r.stderr}`)
   return JSON.parse(r.stdout.toString())
-}
-
-interface Result {
-  name: string
-  requests: number
-  errors: number
-  perSecond: number
-  p50: number
-  p95: number
-  p99: number
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-
-/** Runs `concurrency` loops of `request` for SECONDS; each loop keeps its own state. */
-async function load(name: string, concurrency: number, makeWorker: () => () => Promise<Response>, seconds = SECONDS): Promise<Result> {
-  const latencies: number[] = []
-  let errors = 0
-  const deadline = performance.now() + seconds * 1000
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      const request = makeWorker()
-      while (performance.now() < deadline) {
-        const start = performance.now()
-        const response = await request()
-        await response.arrayBuffer()
-        latencies.push(performance.now() - start)
-        if (response.status >= 500 || response.status === 401) errors++
-      }
-    }),
-  )
-  latencies.sort((a, b) => a - b)
-  return { name, requests: latencies.length, errors, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) }
 }
 
 async function main() {
@@ -85,11 +53,11 @@ async function main() {
   const loginWorker = () => () => login(emails[n++ % emails.length]!)
 
   const results: Result[] = []
-  results.push(await load('baseline: GET /healthz', CONCURRENCY, () => () => fetch(`${url}/healthz`)))
-  results.push(await load('GET /refresh-token (rotation)', CONCURRENCY, refresher))
-  results.push(await load('POST /login (argon2id m=19MiB t=2)', CONCURRENCY, loginWorker))
+  results.push(await load('baseline: GET /healthz', SECONDS, CONCURRENCY, () => () => fetch(`${url}/healthz`)))
+  results.push(await load('GET /refresh-token (rotation)', SECONDS, CONCURRENCY, refresher))
+  results.push(await load('POST /login (argon2id m=19MiB t=2)', SECONDS, CONCURRENCY, loginWorker))
   // Refresh while a login flood saturates the hashing pool: signing must not starve.
-  const [duringFlood] = await Promise.all([load('GET /refresh-token during a login flood', 4, refresher), load('(flood)', CONCURRENCY, loginWorker)])
+  const [duringFlood] = await Promise.all([load('GET /refresh-token during a login flood', SECONDS, 4, refresher), load('(flood)', SECONDS, CONCURRENCY, loginWorker)])
   results.push(duringFlood!)
 
   server.kill('SIGTERM')
@@ -108,3 +76,4 @@ async function main() {
 await main()
 await (await import('./timing')).timingBench()
 await (await import('./flood')).floodBench()
+await (await import('./engines')).enginesBench()
