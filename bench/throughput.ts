@@ -1,0 +1,109 @@
+// Load benchmarks against the real server: dist/authd in its own process, driven over
+// loopback, beside yardsticks measured in the same run (bench/baseline-server.ts: a bare
+// Elysia route, and the refresh hot path on plain bun:sqlite). These machines are shared and
+// noisy, so every result is a ratio to something measured minutes earlier on the same
+// machine; rounds alternate yardstick and authd, and the median ratio is reported.
+//
+//   npm run build && bun bench/throughput.ts
+//   BENCH_SECONDS=10 BENCH_ROUNDS=3 bun bench/throughput.ts
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { load, median, ms, NO_LIMITS, PASSWORD, startAuthd, type Result } from './lib'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
+const ARGON2 = { memoryCost: Number(process.env.AUTHD_ARGON2_MEMORY_KIB ?? 19456), timeCost: Number(process.env.AUTHD_ARGON2_TIME_COST ?? 2) }
+const USERS = 8
+
+async function startBaseline(dir: string, synchronous: 'NORMAL' | 'FULL') {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dir], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, BASELINE_SYNCHRONOUS: synchronous } })
+  const reader = proc.stdout.getReader()
+  let out = ''
+  while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
+  reader.releaseLock()
+  return { url: JSON.parse(out.split('\n').find((l) => l.includes('listening'))!).url as string, stop: () => proc.kill('SIGTERM') }
+}
+
+const cookieOf = (r: Response) => /refreshToken=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1]
+
+/** A client that rotates its own cookie in a closed loop; `first` gets it its first cookie. */
+const rotator = (first: () => Promise<Response>, rotate: (cookie: string) => Promise<Response>) => () => {
+  let cookie: string | undefined
+  return async () => {
+    cookie ??= cookieOf(await first())
+    const response = await rotate(cookie!)
+    cookie = cookieOf(response) ?? cookie
+    return response
+  }
+}
+
+/** The median time of one argon2id verify at the server's parameters, here, one at a time. */
+async function verifyMs(): Promise<number> {
+  const hash = await Bun.password.hash(PASSWORD, { algorithm: 'argon2id', ...ARGON2 })
+  const times: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const start = performance.now()
+    await Bun.password.verify(PASSWORD, hash)
+    times.push(performance.now() - start)
+  }
+  return median(times)
+}
+
+export async function throughputBench() {
+  const dir = mkdtempSync(join(tmpdir(), 'authd-bench-baseline-'))
+  const normal = await startBaseline(dir, 'NORMAL')
+  const full = await startBaseline(dir, 'FULL')
+  const emails = Array.from({ length: USERS }, (_, i) => `bench${i}@example.com`)
+  const authd = await startAuthd(NO_LIMITS, {
+    seed: (cli, tenantId) => emails.forEach((email) => cli(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'B', '--last-name', 'M', '--password-stdin'], PASSWORD)),
+  })
+  const login = (index: number) =>
+    fetch(`${authd.api}/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': authd.key }, body: JSON.stringify({ email: emails[index % USERS], password: PASSWORD }) })
+  const scenarios = {
+    bareHealth: (_: number) => () => fetch(`${normal.url}/healthz`),
+    health: (_: number) => () => fetch(`${authd.url}/healthz`),
+    rotateNormal: rotator(() => fetch(`${normal.url}/issue`), (c) => fetch(`${normal.url}/rotate`, { headers: { cookie: `refreshToken=${c}` } })),
+    rotateFull: rotator(() => fetch(`${full.url}/issue`), (c) => fetch(`${full.url}/rotate`, { headers: { cookie: `refreshToken=${c}` } })),
+  }
+  const refresher = (index: number) => rotator(() => login(index), (c) => fetch(`${authd.api}/refresh-token`, { headers: { cookie: `refreshToken=${c}` } }))()
+
+  const rounds: Array<Record<string, Result>> = []
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const round: Record<string, Result> = {}
+      round.bareHealth = await load('bare Elysia GET /healthz', SECONDS, CONCURRENCY, scenarios.bareHealth)
+      round.health = await load('authd GET /healthz', SECONDS, CONCURRENCY, scenarios.health)
+      round.rotateNormal = await load('baseline rotation, synchronous=NORMAL', SECONDS, CONCURRENCY, scenarios.rotateNormal)
+      round.rotateFull = await load('baseline rotation, synchronous=FULL', SECONDS, CONCURRENCY, scenarios.rotateFull)
+      round.refresh = await load('authd GET /refresh-token (FULL)', SECONDS, CONCURRENCY, refresher)
+      rounds.push(round)
+    }
+    const verify = await verifyMs()
+    const loginResult = await load(`authd POST /login`, SECONDS * 2, CONCURRENCY, (i) => () => login(i))
+    const ceiling = (navigator.hardwareConcurrency * 1000) / verify
+
+    const ratio = (a: string, b: string) => median(rounds.map((round) => round[a]!.perSecond / round[b]!.perSecond))
+    const last = rounds.at(-1)!
+    console.log(`\n${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores\n`)
+    console.log(`${'scenario (last round)'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(6)}`)
+    for (const r of [...Object.values(last), loginResult]) {
+      console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)} ${String(r.errors).padStart(6)}`)
+    }
+    const loginOk = (loginResult.statuses[201] ?? 0) / (SECONDS * 2)
+    console.log(`\ntargets (median ratio over the rounds)`)
+    const target = (label: string, value: number, goal: number) => console.log(`  ${label.padEnd(60)} ${value.toFixed(2).padStart(6)}  (target >= ${goal})`)
+    target('refresh (FULL) / baseline rotation (NORMAL)', ratio('refresh', 'rotateNormal'), 1.0)
+    target('  for reference: refresh (FULL) / baseline rotation (FULL)', ratio('refresh', 'rotateFull'), 1.0)
+    target('GET /healthz / bare Elysia route', ratio('health', 'bareHealth'), 0.8)
+    target(`logins ok per s / (cores / verify ${verify.toFixed(1)} ms = ${ceiling.toFixed(0)}/s)`, loginOk / ceiling, 0.95)
+  } finally {
+    normal.stop()
+    full.stop()
+    await authd.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.main) await throughputBench()
