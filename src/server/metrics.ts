@@ -15,33 +15,56 @@ export class Counter {
   private readonly values = new Map<string, { labels: Labels; value: number }>()
   constructor(readonly name: string, readonly help: string) {}
   inc(labels: Labels = {}, by = 1) {
+    this.series(labels).value += by
+  }
+  /** The series for these labels, to count on without building its key again (hot paths). */
+  series(labels: Labels): { value: number } {
     const key = labelText(labels)
-    const entry = this.values.get(key) ?? { labels, value: 0 }
-    entry.value += by
-    this.values.set(key, entry)
+    let entry = this.values.get(key)
+    if (!entry) this.values.set(key, (entry = { labels, value: 0 }))
+    return entry
   }
   render(): string[] {
     return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.values.values()].map((e) => `${this.name}${labelText(e.labels)} ${e.value}`)]
   }
 }
 
+interface HistogramSeries {
+  labels: Labels
+  /** Observations per bucket (the first bound they fit under; the last slot is +Inf only): made cumulative when rendered. */
+  counts: number[]
+  sum: number
+  count: number
+}
+
 export class Histogram {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>()
+  private readonly series = new Map<string, HistogramSeries>()
   constructor(readonly name: string, readonly help: string, readonly buckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]) {}
   observe(labels: Labels, seconds: number) {
+    this.recorder(labels)(seconds)
+  }
+  /** A function that records into the series for these labels (hot paths keep it). */
+  recorder(labels: Labels): (seconds: number) => void {
     const key = labelText(labels)
-    const entry = this.series.get(key) ?? { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }
-    this.buckets.forEach((bound, i) => {
-      if (seconds <= bound) entry.counts[i]!++
-    })
-    entry.sum += seconds
-    entry.count++
-    this.series.set(key, entry)
+    let entry = this.series.get(key)
+    if (!entry) this.series.set(key, (entry = { labels, counts: this.buckets.map(() => 0).concat(0), sum: 0, count: 0 }))
+    const series = entry
+    return (seconds) => {
+      let i = 0
+      while (i < this.buckets.length && seconds > this.buckets[i]!) i++
+      series.counts[i]!++
+      series.sum += seconds
+      series.count++
+    }
   }
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
     for (const { labels, counts, sum, count } of this.series.values()) {
-      this.buckets.forEach((bound, i) => lines.push(`${this.name}_bucket${labelText({ ...labels, le: String(bound) })} ${counts[i]}`))
+      let cumulative = 0
+      this.buckets.forEach((bound, i) => {
+        cumulative += counts[i]!
+        lines.push(`${this.name}_bucket${labelText({ ...labels, le: String(bound) })} ${cumulative}`)
+      })
       lines.push(`${this.name}_bucket${labelText({ ...labels, le: '+Inf' })} ${count}`, `${this.name}_sum${labelText(labels)} ${sum}`, `${this.name}_count${labelText(labels)} ${count}`)
     }
     return lines

@@ -32,7 +32,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     tls: runtime.config.tls && { cert: Bun.file(runtime.config.tls.certFile), key: Bun.file(runtime.config.tls.keyFile) },
     fetch: (received, bunServer) => {
       const request = withRoutableUrl(received)
-      peerAddresses.set(request, bunServer.requestIP(received)?.address ?? '')
+      peerAddresses.set(request, () => bunServer.requestIP(received)?.address ?? '')
       return app.fetch(request)
     },
   })

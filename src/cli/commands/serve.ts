@@ -27,6 +27,7 @@ export function registerServe(program: Command, env: Env) {
       if (runtime.appliedMigrations.length > 0) logger.log('info', 'migrated', { applied: runtime.appliedMigrations })
       const demo = opts.seedDemo ? await seedDemoIfEmpty(runtime) : null
       const server = await startServer(runtime, logger)
+      logger.flush?.()
       if (demo) process.stdout.write(demoBanner(demo, server.url) + '\n')
       else if (opts.seedDemo) process.stdout.write(existingDataHint(runtime.config.dataDir) + '\n')
       await new Promise<void>((resolve) => {

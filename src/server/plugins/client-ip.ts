@@ -8,8 +8,16 @@ import ipaddr from 'ipaddr.js'
 import type { Config } from '../../config'
 import type { Actor } from '../../core/audit'
 
-/** The socket peer of each request, recorded by serve.ts (Bun passes it beside the request). */
-export const peerAddresses = new WeakMap<Request, string>()
+/** The socket peer of each request, recorded by serve.ts (Bun passes it beside the request),
+ *  or how to find it: asking Bun costs a health probe a twentieth of its time, and a probe
+ *  has no use for it. Asked while the request is live (after the response, Bun may no longer
+ *  know the socket). */
+export const peerAddresses = new WeakMap<Request, string | (() => string)>()
+
+const peerOf = (request: Request): string | undefined => {
+  const peer = peerAddresses.get(request)
+  return typeof peer === 'function' ? peer() : peer
+}
 
 type Ranges = Config['trustedProxies']
 
@@ -56,13 +64,31 @@ export function isUntrustedLocalProxy(peer: string | undefined, forwardedFor: st
 
 export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void = () => {}) => {
   let reported = false
-  return new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request }): { actor: Actor } => {
-    const peer = peerAddresses.get(request)
+  // Parsing an address is most of this plugin's cost; a peer without X-Forwarded-For always
+  // resolves the same way, so those are remembered (a bounded number of them).
+  const byPeer = new Map<string, string>()
+  const resolve = (peer: string | undefined, forwardedFor: string | null) => {
+    if (forwardedFor !== null || peer === undefined) return resolveClientIp(peer, forwardedFor, trusted)
+    let ip = byPeer.get(peer)
+    if (ip === undefined) {
+      ip = resolveClientIp(peer, null, trusted)
+      if (byPeer.size >= 10_000) byPeer.clear()
+      byPeer.set(peer, ip)
+    }
+    return ip
+  }
+  return new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request, route }): { actor: Actor } => {
+    // Health probes act on nothing and are not logged when they pass.
+    if (PROBE_ROUTES.has(route)) return { actor: PROBE_ACTOR }
+    const peer = peerOf(request)
     const forwardedFor = request.headers.get('x-forwarded-for')
     if (!reported && isUntrustedLocalProxy(peer, forwardedFor, trusted)) {
       reported = true
       onUntrustedLocalProxy()
     }
-    return { actor: { ip: resolveClientIp(peer, forwardedFor, trusted), userAgent: request.headers.get('user-agent') } }
+    return { actor: { ip: resolve(peer, forwardedFor), userAgent: request.headers.get('user-agent') } }
   })
 }
+
+const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
+const PROBE_ACTOR: Actor = Object.freeze({ ip: null, userAgent: null })

@@ -8,51 +8,79 @@ import type { Logger } from '../../log'
 import { errorCodes } from '../errors'
 import type { Metrics } from '../metrics'
 
+const HEALTH_ROUTES = new Set(['/healthz', '/readyz'])
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/
 
 /** The path as logged: any segment that holds an e-mail address (the forgot-password path,
  *  or a client's probe under another prefix) is masked, and very long paths are cut. */
 export function loggablePath(pathname: string): string {
-  const masked = pathname
-    .split('/')
-    .map((segment) => {
-      let decoded = segment
-      try {
-        decoded = decodeURIComponent(segment)
-      } catch {
-        // a malformed escape: judge it as it came
-      }
-      return decoded.includes('@') ? maskEmail(decoded) : segment
-    })
-    .join('/')
+  // (an address arrives as @ or escaped as %40: a path with neither needs no masking)
+  const masked = !pathname.includes('@') && !pathname.includes('%')
+    ? pathname
+    : pathname
+        .split('/')
+        .map((segment) => {
+          let decoded = segment
+          try {
+            decoded = decodeURIComponent(segment)
+          } catch {
+            // a malformed escape: judge it as it came
+          }
+          return decoded.includes('@') ? maskEmail(decoded) : segment
+        })
+        .join('/')
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked
 }
 
-export const observability = (logger: Logger, metrics: Metrics) =>
-  new Elysia({ name: 'observability' })
-    .derive({ as: 'global' }, ({ request, set }) => {
+/** The request count and latency series of each route, method and status, found once. */
+function requestSeries(metrics: Metrics) {
+  const cache = new Map<string, { count: { value: number }; observe: (seconds: number) => void }>()
+  return (route: string, method: string, status: number) => {
+    const key = `${route} ${method} ${status}`
+    let series = cache.get(key)
+    if (!series) {
+      series = { count: metrics.requests.series({ route, method, status: String(status) }), observe: metrics.requestDuration.recorder({ route, method }) }
+      // As bounded as the series themselves: unmatched paths share one route label, and
+      // Bun's parser refuses methods it does not know before a request reaches us.
+      cache.set(key, series)
+    }
+    return series
+  }
+}
+
+export const observability = (logger: Logger, metrics: Metrics) => {
+  const seriesFor = requestSeries(metrics)
+  // (kept beside the request rather than derived: a request no route matches gets no derived
+  // context, and it too must be timed and answered with its id)
+  const startedAt = new WeakMap<Request, number>()
+  return new Elysia({ name: 'observability' })
+    .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
-      const requestId = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
-      set.headers['x-request-id'] = requestId
-      return { requestId, startedAt: performance.now() }
+      set.headers['x-request-id'] = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
+      startedAt.set(request, performance.now())
     })
     .onAfterResponse({ as: 'global' }, (context) => {
-      const { request, set } = context
-      const { requestId, startedAt, route, actor } = context as typeof context & { requestId?: string; startedAt?: number; route?: string; actor?: { ip: string | null } }
+      const { request, set, path } = context
+      const { route, actor } = context as typeof context & { route?: string; actor?: { ip: string | null } }
+      const requestId = set.headers['x-request-id']
       const status = typeof set.status === 'number' ? set.status : 200
-      const seconds = startedAt === undefined ? 0 : (performance.now() - startedAt) / 1000
-      const routeLabel = route || 'unmatched'
-      metrics.requests.inc({ route: routeLabel, method: request.method, status: String(status) })
-      metrics.requestDuration.observe({ route: routeLabel, method: request.method }, seconds)
+      const started = startedAt.get(request)
+      const seconds = started === undefined ? 0 : (performance.now() - started) / 1000
+      const series = seriesFor(route || 'unmatched', request.method, status)
+      series.count.value++
+      series.observe(seconds)
       const error = errorCodes.get(request)
       if (error) metrics.errors.inc({ code: error })
+      // Load balancers probe every few seconds: a probe that passed is counted, not logged.
+      if (status < 400 && HEALTH_ROUTES.has(route ?? '')) return
       logger.log(status >= 500 ? 'error' : 'info', 'request', {
         requestId,
         method: request.method,
-        path: loggablePath(new URL(request.url).pathname),
+        path: loggablePath(path),
         status,
         ...(error && { error }),
         durationMs: Math.round(seconds * 10000) / 10,
         ip: actor?.ip,
       })
     })
+}
