@@ -48,7 +48,7 @@ describe('X-Forwarded-For from 127.0.0.1 with no trusted proxy', () => {
       const lines: string[] = []
       const app = createApp(ctx.runtime, jsonLogger((line) => lines.push(line)))
       for (let i = 0; i < 3; i++) {
-        const request = new Request('http://localhost/healthz', { headers: { 'x-forwarded-for': '198.51.100.7' } })
+        const request = new Request('http://localhost/api/v1/auth/.well-known/jwks.json', { headers: { 'x-forwarded-for': '198.51.100.7' } })
         peerAddresses.set(request, '127.0.0.1')
         await app.handle(request)
       }
