@@ -29,16 +29,15 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
   // Browsers may send our own origin too (a same-origin page posting to /logout).
   const trustedOrigins: ReadonlySet<string> = new Set([...corsOrigins, publicUrl])
   return new Elysia()
+    // Tokens and errors must never sit in a shared cache (the JWKS route opts back in), and
+    // CORS answers depend on Origin. Preset on every response's headers, before any hook runs.
+    .headers({ 'cache-control': 'no-store', vary: 'Origin' })
     .use(errors(logger))
     .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
     .use(bodyLimit(maxBodyBytes))
-    .onRequest(({ set }) => {
-      // Tokens and errors must never sit in a shared cache; the JWKS route opts back in.
-      set.headers['cache-control'] = 'no-store'
-    })
     .use(healthRoutes(deps))
     .group(API_PREFIX, (api) =>
       api

@@ -10,7 +10,7 @@ import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
 import { createApp, createMetrics } from './app'
 import { startMetricsListener } from './metrics-listener'
-import { peerAddresses } from './plugins/client-ip'
+import { recordPeer } from './plugins/client-ip'
 
 // Bun's own body cap only backs up ours (16 KiB, with the envelope): Bun answers without it.
 const BUN_MAX_BODY_BYTES = 1024 * 1024
@@ -32,7 +32,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
     tls: runtime.config.tls && { cert: Bun.file(runtime.config.tls.certFile), key: Bun.file(runtime.config.tls.keyFile) },
     fetch: (received, bunServer) => {
       const request = withRoutableUrl(received)
-      peerAddresses.set(request, () => bunServer.requestIP(received)?.address ?? '')
+      recordPeer(request, received, bunServer)
       return app.fetch(request)
     },
   })

@@ -8,15 +8,23 @@ import ipaddr from 'ipaddr.js'
 import type { Config } from '../../config'
 import type { Actor } from '../../core/audit'
 
-/** The socket peer of each request, recorded by serve.ts (Bun passes it beside the request),
- *  or how to find it: asking Bun costs a health probe a twentieth of its time, and a probe
- *  has no use for it. Asked while the request is live (after the response, Bun may no longer
- *  know the socket). */
-export const peerAddresses = new WeakMap<Request, string | (() => string)>()
+/** The socket peer of a request handled without a socket (tests, app.handle). */
+export const peerAddresses = new WeakMap<Request, string>()
+
+/** The Bun server that received a request, kept on the request itself (a WeakMap entry and a
+ *  closure per request cost a health probe a twentieth of its time): the peer is asked for
+ *  only when an actor is needed, while the request is live. */
+const RECEIVED_BY = Symbol('authd.receivedBy')
+type PeerSource = { requestIP(request: Request): { address: string } | null }
+
+export function recordPeer(request: Request, received: Request, server: PeerSource) {
+  if (request === received) (request as Request & { [RECEIVED_BY]?: PeerSource })[RECEIVED_BY] = server
+  else peerAddresses.set(request, server.requestIP(received)?.address ?? '')
+}
 
 const peerOf = (request: Request): string | undefined => {
-  const peer = peerAddresses.get(request)
-  return typeof peer === 'function' ? peer() : peer
+  const server = (request as Request & { [RECEIVED_BY]?: PeerSource })[RECEIVED_BY]
+  return server ? (server.requestIP(request)?.address ?? '') : peerAddresses.get(request)
 }
 
 type Ranges = Config['trustedProxies']

@@ -13,9 +13,8 @@ const PREFLIGHT_HEADERS = {
 
 export const corsFor = (allowedOrigins: ReadonlySet<string>) =>
   new Elysia({ name: 'cors' }).onRequest(({ request, set }) => {
+    // (Vary: Origin is preset on every response: app.ts)
     const origin = request.headers.get('origin')
-    // The answer depends on Origin: caches must keep one per origin.
-    set.headers.vary = 'Origin'
     const allowed = origin !== null && allowedOrigins.has(origin)
     if (allowed) {
       set.headers['access-control-allow-origin'] = origin

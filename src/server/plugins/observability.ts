@@ -32,6 +32,8 @@ export function loggablePath(pathname: string): string {
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked
 }
 
+type Timed = { startedAt?: number }
+
 /** The request count and latency series of each route, method and status, found once. */
 function requestSeries(metrics: Metrics) {
   const cache = new Map<string, { count: { value: number }; observe: (seconds: number) => void }>()
@@ -50,21 +52,20 @@ function requestSeries(metrics: Metrics) {
 
 export const observability = (logger: Logger, metrics: Metrics) => {
   const seriesFor = requestSeries(metrics)
-  // (kept beside the request rather than derived: a request no route matches gets no derived
-  // context, and it too must be timed and answered with its id)
-  const startedAt = new WeakMap<Request, number>()
   return new Elysia({ name: 'observability' })
-    .onRequest(({ request, set }) => {
-      const given = request.headers.get('x-request-id')
-      set.headers['x-request-id'] = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
-      startedAt.set(request, performance.now())
+    // Set on the request's context in onRequest rather than derived: a request no route
+    // matches gets no derived context, and it too must be timed and answered with its id.
+    .onRequest((context) => {
+      const given = context.request.headers.get('x-request-id')
+      context.set.headers['x-request-id'] = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
+      ;(context as Timed).startedAt = performance.now()
     })
     .onAfterResponse({ as: 'global' }, (context) => {
       const { request, set, path } = context
       const { route, actor } = context as typeof context & { route?: string; actor?: { ip: string | null } }
       const requestId = set.headers['x-request-id']
       const status = typeof set.status === 'number' ? set.status : 200
-      const started = startedAt.get(request)
+      const started = (context as Timed).startedAt
       const seconds = started === undefined ? 0 : (performance.now() - started) / 1000
       const series = seriesFor(route || 'unmatched', request.method, status)
       series.count.value++
