@@ -1,11 +1,14 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { OutboxMessage } from '../core/types'
 import type { Db } from './client'
+import { groupCommitOf } from './group-commit'
 import { mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
-/** Runs `fn` in BEGIN IMMEDIATE: the write lock is taken up front, so the transaction
- *  waits (busy timeout) for another writer instead of failing half-way. */
-export const immediate = <T>(db: Db, fn: () => T): T => db.$client.transaction(fn).immediate()
+/** Runs `fn` (synchronous) as one transaction, committed with the others of its turn of the
+ *  event loop (group-commit.ts); resolves once it is durable. The batch's BEGIN IMMEDIATE
+ *  takes the write lock up front, so it waits (busy timeout) for another writer instead of
+ *  failing half-way. */
+export const immediate = <T>(db: Db, fn: () => T): Promise<T> => groupCommitOf(db.$client).run(fn)
 
 /** bun:sqlite returns { changes } from run(); drizzle's types say void. */
 export const changesOf = (result: unknown): number => (result as { changes: number }).changes

@@ -54,11 +54,11 @@ const toRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null 
 export function createAuditStore(db: Db): AuditStore {
   return {
     async record(event) {
-      db.insert(auditEvents).values(toRow(event)).run()
+      await immediate(db, () => db.insert(auditEvents).values(toRow(event)).run())
     },
     async recordMany(events) {
       // In chunks: one INSERT of thousands of rows would pass SQLite's limit on bound values.
-      immediate(db, () => {
+      await immediate(db, () => {
         for (let i = 0; i < events.length; i += 500) db.insert(auditEvents).values(events.slice(i, i + 500).map(toRow)).run()
       })
     },

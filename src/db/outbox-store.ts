@@ -20,20 +20,20 @@ export function createOutboxStore(db: Db): OutboxStore {
 
   return {
     async claimNext(now, leaseMs) {
-      const row = immediate(db, () => claim.get({ now, leaseUntil: now + leaseMs }) as { id: string } | null)
+      const row = await immediate(db, () => claim.get({ now, leaseUntil: now + leaseMs }) as { id: string } | null)
       return row ? (byId.get({ id: row.id }) ?? null) : null
     },
     async markSent(id, now) {
-      db.update(mailOutbox).set({ status: 'sent', sentAt: now, leaseUntil: null, lastError: null, textBody: null, htmlBody: null }).where(eq(mailOutbox.id, id)).run()
+      await immediate(db, () => db.update(mailOutbox).set({ status: 'sent', sentAt: now, leaseUntil: null, lastError: null, textBody: null, htmlBody: null }).where(eq(mailOutbox.id, id)).run())
     },
     async markRetry(id, nextAttemptAt, error) {
-      db.update(mailOutbox).set({ status: 'pending', nextAttemptAt, leaseUntil: null, lastError: error }).where(eq(mailOutbox.id, id)).run()
+      await immediate(db, () => db.update(mailOutbox).set({ status: 'pending', nextAttemptAt, leaseUntil: null, lastError: error }).where(eq(mailOutbox.id, id)).run())
     },
     async markFailed(id, error) {
-      db.update(mailOutbox).set({ status: 'failed', leaseUntil: null, lastError: error }).where(eq(mailOutbox.id, id)).run()
+      await immediate(db, () => db.update(mailOutbox).set({ status: 'failed', leaseUntil: null, lastError: error }).where(eq(mailOutbox.id, id)).run())
     },
     async markExpired(id) {
-      db.update(mailOutbox).set({ status: 'expired', leaseUntil: null, textBody: null, htmlBody: null }).where(eq(mailOutbox.id, id)).run()
+      await immediate(db, () => db.update(mailOutbox).set({ status: 'expired', leaseUntil: null, textBody: null, htmlBody: null }).where(eq(mailOutbox.id, id)).run())
     },
     async list({ pendingOnly }) {
       const rows = db

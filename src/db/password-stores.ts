@@ -98,7 +98,7 @@ export function createSetupTokenStore(db: Db): SetupTokenStore {
       return byHash.get({ hash }) ?? null
     },
     async replace(token, mail) {
-      immediate(db, () => {
+      await immediate(db, () => {
         db.update(setupTokens).set({ usedAt: token.createdAt }).where(and(eq(setupTokens.userId, token.userId), isNull(setupTokens.usedAt))).run()
         db.insert(setupTokens).values(token).run()
         if (mail) db.insert(mailOutbox).values(mail).run()

@@ -17,7 +17,7 @@ import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, si
 const p = sql.placeholder
 
 export function createSqliteStore(db: Db): Store {
-  const immediate = <T>(fn: () => T): T => immediateTx(db, fn)
+  const immediate = <T>(fn: () => T): Promise<T> => immediateTx(db, fn)
 
   const q = {
     apiKeyByHash: db
@@ -118,7 +118,7 @@ export function createSqliteStore(db: Db): Store {
           .all()
       },
       async revoke(id, revokedAt) {
-        const row = immediate(() => {
+        const row = await immediate(() => {
           db.update(apiKeys).set({ revokedAt }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).run()
           return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
         })
@@ -131,7 +131,7 @@ export function createSqliteStore(db: Db): Store {
     users: {
       async insert(user: User, setupToken) {
         try {
-          immediate(() => {
+          await immediate(() => {
             db.insert(users).values(user).run()
             if (setupToken) db.insert(setupTokens).values(setupToken).run()
           })
@@ -161,11 +161,11 @@ export function createSqliteStore(db: Db): Store {
         })
       },
       async setPasswordHash(id, passwordHash, now) {
-        db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id)).run()
+        await immediate(() => db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id)).run())
       },
       async insertMany(newUsers, tokens) {
         try {
-          immediate(() => {
+          await immediate(() => {
             for (const user of newUsers) db.insert(users).values(user).run()
             for (const token of tokens) db.insert(setupTokens).values(token).run()
           })
@@ -185,13 +185,13 @@ export function createSqliteStore(db: Db): Store {
           .all() as Array<{ parameters: string; count: number }>
       },
       async replacePassword({ userId, passwordHash, now, notice }) {
-        immediate(() => replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
+        await immediate(() => replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
       },
     },
 
     signingKeys: {
       async insertAndRetireOthers(key) {
-        immediate(() => {
+        await immediate(() => {
           db.update(signingKeys).set({ retiredAt: key.createdAt }).where(isNull(signingKeys.retiredAt)).run()
           db.insert(signingKeys).values({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).run()
         })
@@ -218,7 +218,7 @@ export function createSqliteStore(db: Db): Store {
 
     sessions: {
       async createFamily(family, firstToken) {
-        immediate(() => {
+        await immediate(() => {
           db.insert(refreshFamilies).values(family).run()
           db.insert(refreshTokens).values(firstToken).run()
         })
@@ -234,13 +234,16 @@ export function createSqliteStore(db: Db): Store {
         })
       },
       async revokeFamily(familyId, revokedAt, reason) {
-        db.update(refreshFamilies)
-          .set({ revokedAt, revokedReason: reason })
-          .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
-          .run()
+        await immediate(() =>
+          db
+            .update(refreshFamilies)
+            .set({ revokedAt, revokedReason: reason })
+            .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
+            .run(),
+        )
       },
       async revokeUserFamilies(userId, revokedAt, reason) {
-        return revokeSessionsOf(db, { userId }, revokedAt, reason)
+        return immediate(() => revokeSessionsOf(db, { userId }, revokedAt, reason))
       },
     },
 
