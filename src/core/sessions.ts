@@ -118,14 +118,11 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
   if (!presented || presented.length > 128) throw unauthorized()
   const found = await deps.store.sessions.findToken(sha256(presented))
   if (!found) throw unauthorized()
-  const { token, family } = found
+  const { token, family, user, tenant } = found
   const now = deps.clock.now()
   // A token's expiry is capped at its family's absolute end when it is issued, so this one
   // check also ends the family on time.
   if (family.revokedAt !== null || token.expiresAt <= now) throw unauthorized()
-
-  const [user, tenant] = await Promise.all([deps.store.users.get(family.userId), deps.store.tenants.get(family.tenantId)])
-  if (!user || !tenant) throw unauthorized()
   if (user.disabledAt !== null) throw userDisabled()
   if (tenant.disabledAt !== null) throw tenantDisabled()
 

@@ -144,7 +144,8 @@ export interface SigningKeyStore {
 
 export interface SessionStore {
   createFamily(family: RefreshFamily, firstToken: RefreshToken): Promise<void>
-  findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily } | null>
+  /** The token, its family, and the family's user and tenant: everything a refresh reads, in one query. */
+  findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null>
   /** Spends the token and adds its successor, only if the token was still unspent (false if not). */
   rotate(tokenId: string, spentAt: number, successor: RefreshToken): Promise<boolean>
   revokeFamily(familyId: string, revokedAt: number, reason: string): Promise<void>

@@ -8,7 +8,7 @@
 // bun:sqlite is synchronous, so a batch runs start to finish without yielding: no read on
 // this connection ever sees a batch half-done. While one batch's fsync blocks, requests keep
 // arriving; they form the next batch.
-import type { Database } from 'bun:sqlite'
+import type { Database, Statement } from 'bun:sqlite'
 import { writeSync } from 'node:fs'
 
 interface Job {
@@ -70,24 +70,33 @@ export class GroupCommit {
     })
   }
 
+  private statements?: Record<'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit', Statement>
+
   private commit(batch: Job[]): Outcome[] {
     const { client } = this
-    client.run('BEGIN IMMEDIATE')
+    const sql = (this.statements ??= {
+      begin: client.prepare('BEGIN IMMEDIATE'),
+      savepoint: client.prepare('SAVEPOINT job'),
+      release: client.prepare('RELEASE job'),
+      rollbackTo: client.prepare('ROLLBACK TO job'),
+      commit: client.prepare('COMMIT'),
+    })
+    sql.begin.run()
     try {
       const outcomes = batch.map((job): Outcome => {
-        client.run('SAVEPOINT job')
+        sql.savepoint.run()
         try {
           const value = job.work()
-          client.run('RELEASE job')
+          sql.release.run()
           return { ok: true, value }
         } catch (error) {
-          client.run('ROLLBACK TO job')
-          client.run('RELEASE job')
+          sql.rollbackTo.run()
+          sql.release.run()
           return { ok: false, error }
         }
       })
       if (this.holdBeforeCommitMs > 0) holdBeforeCommit(batch.length, this.holdBeforeCommitMs)
-      client.run('COMMIT')
+      sql.commit.run()
       this.stats.batches++
       this.stats.transactions += batch.length
       return outcomes

@@ -185,9 +185,11 @@ function createRawPgStore(db: PgDb): Store {
       },
       async findToken(hash) {
         const [row] = await db
-          .select({ token: refreshTokens, family: refreshFamilies })
+          .select({ token: refreshTokens, family: refreshFamilies, user: users, tenant: tenants })
           .from(refreshTokens)
           .innerJoin(refreshFamilies, eq(refreshFamilies.id, refreshTokens.familyId))
+          .innerJoin(users, eq(users.id, refreshFamilies.userId))
+          .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
           .where(eq(refreshTokens.tokenHash, hash))
         return row ?? null
       },
