@@ -30,8 +30,9 @@ export class GroupCommit {
 
   constructor(
     private readonly client: Database,
-    /** Fault injection for tests only: hold each batch this long before its COMMIT. */
-    private readonly holdBeforeCommitMs = Number(process.env.AUTHD_TEST_HOLD_COMMIT_MS ?? 0),
+    /** Fault injection for the crash test only: a batch of at least this many transactions is
+     *  held before its COMMIT (0: never), so the process can be killed in the middle of one. */
+    private readonly holdBatchesOf = Number(process.env.AUTHD_TEST_HOLD_BATCH_OF ?? 0),
   ) {}
 
   /** Runs `work` (synchronous) in the next batch; resolves once its batch is committed. */
@@ -95,7 +96,7 @@ export class GroupCommit {
           return { ok: false, error }
         }
       })
-      if (this.holdBeforeCommitMs > 0) holdBeforeCommit(batch.length, this.holdBeforeCommitMs)
+      if (this.holdBatchesOf > 0 && batch.length >= this.holdBatchesOf) holdBeforeCommit(batch.length)
       sql.commit.run()
       this.stats.batches++
       this.stats.transactions += batch.length
@@ -107,10 +108,10 @@ export class GroupCommit {
   }
 }
 
-/** Blocks the thread, as a batch in progress does, after saying so on stderr (tests wait for it). */
-function holdBeforeCommit(transactions: number, ms: number) {
+/** Blocks the thread for a minute, as a batch in progress does, after saying so on stderr. */
+function holdBeforeCommit(transactions: number) {
   writeSync(2, `authd-test: batch of ${transactions} held before COMMIT\n`)
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000)
 }
 
 const committers = new WeakMap<Database, GroupCommit>()
