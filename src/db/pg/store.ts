@@ -194,18 +194,20 @@ function createRawPgStore(db: PgDb): Store {
         return row ?? null
       },
       async rotate(tokenId, spentAt, successor) {
-        return db.transaction(async (tx) => {
-          // Concurrent rotations of one token, on any instances: the row lock makes the
-          // others wait and then find it spent.
-          const spent = await tx
-            .update(refreshTokens)
-            .set({ spentAt })
-            .where(and(eq(refreshTokens.id, tokenId), isNull(refreshTokens.spentAt)))
-            .returning({ id: refreshTokens.id })
-          if (spent.length !== 1) return false
-          await tx.insert(refreshTokens).values(successor)
-          return true
-        })
+        // One statement, so one round trip and no transaction held across awaits (it was
+        // BEGIN, UPDATE, INSERT, COMMIT). Concurrent rotations of one token, on any
+        // instances: the row lock makes the others wait, then re-check spent_at and find the
+        // token spent, so they insert nothing.
+        const s = successor
+        const rows = await db.execute(sql`
+          WITH spent AS (
+            UPDATE refresh_tokens SET spent_at = ${spentAt}::bigint WHERE id = ${tokenId} AND spent_at IS NULL RETURNING id
+          )
+          INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid)
+          SELECT ${s.id}, ${s.familyId}, ${s.tokenHash}, ${s.createdAt}::bigint, ${s.expiresAt}::bigint, ${s.spentAt}::bigint, ${s.accessKid}
+          WHERE EXISTS (SELECT 1 FROM spent)
+          RETURNING id`)
+        return rows.length === 1
       },
       async revokeFamily(familyId, revokedAt, reason) {
         await db
