@@ -16,20 +16,8 @@ const testDir = useBinaryAndTempDir()
 describe('a crash during refresh rotations', () => {
   it('loses no acknowledged rotation and brings back no spent token', async () => {
     const dir = testDir()
-    const authd = cliRunner([BINARY], dir)
-    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
-
-    let { proc, url } = await serveBinary(dir)
-    const chains = await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        const login = await fetch(`${url}/api/v1/auth/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key },
-          body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }),
-        }).then(toResult)
-        return { acknowledged: [login.refreshCookie!] }
-      }),
-    )
+    let { proc, url, sessions } = await serveWithSessions(dir, 4)
+    const chains = sessions.map((cookie) => ({ acknowledged: [cookie] }))
     // Four clients rotate as fast as they can; the server is killed under them.
     let running = true
     const rotations = chains.map(async (chain) => {
@@ -74,22 +62,11 @@ describe('a crash during refresh rotations', () => {
       await proc.exited
     }
   }, 60_000)
+
   it('in the middle of a batch: no rotation of the batch was answered or kept, every acknowledged one is', async () => {
     const dir = join(testDir(), 'batch')
     mkdirSync(dir)
-    const authd = cliRunner([BINARY], dir)
-    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
-    let { proc, url } = await serveBinary(dir)
-    const current = await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        const login = await fetch(`${url}/api/v1/auth/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key },
-          body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }),
-        }).then(toResult)
-        return login.refreshCookie!
-      }),
-    )
+    let { proc, url, sessions: current } = await serveWithSessions(dir, 8)
     proc.kill('SIGTERM')
     await proc.exited
 
@@ -141,6 +118,20 @@ describe('a crash during refresh rotations', () => {
     }
   }, 60_000)
 })
+
+/** An account set up with the CLI, the binary serving it, and `count` logged-in sessions' refresh cookies. */
+async function serveWithSessions(dir: string, count: number) {
+  const { key } = await setUpAccount(cliRunner([BINARY], dir), 'ada@example.com', PASSWORD)
+  const { proc, url } = await serveBinary(dir)
+  const login = () =>
+    fetch(`${url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }),
+    }).then(toResult)
+  const sessions = await Promise.all(Array.from({ length: count }, async () => (await login()).refreshCookie!))
+  return { proc, url, sessions }
+}
 
 /** Resolves with the match once a line of `stream` matches `pattern`. */
 async function lineOn(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<RegExpExecArray> {
