@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import ipaddr from 'ipaddr.js'
 import type { Config } from '../../config'
 import type { Actor } from '../../core/audit'
+import { PROBE_ROUTES } from '../routes/health'
 
 /** The socket peer of a request handled without a socket (tests, app.handle). */
 export const peerAddresses = new WeakMap<Request, string>()
@@ -98,5 +99,4 @@ export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void =
   })
 }
 
-const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
 const PROBE_ACTOR: Actor = Object.freeze({ ip: null, userAgent: null })

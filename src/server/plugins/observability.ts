@@ -7,8 +7,8 @@ import { maskEmail } from '../../core/audit'
 import type { Logger } from '../../log'
 import { errorCodes } from '../errors'
 import type { Metrics } from '../metrics'
+import { PROBE_ROUTES } from '../routes/health'
 
-const HEALTH_ROUTES = new Set(['/healthz', '/readyz'])
 const SANE_ID = /^[A-Za-z0-9._-]{8,64}$/
 
 /** The path as logged: any segment that holds an e-mail address (the forgot-password path,
@@ -73,7 +73,7 @@ export const observability = (logger: Logger, metrics: Metrics) => {
       const error = errorCodes.get(request)
       if (error) metrics.errors.inc({ code: error })
       // Load balancers probe every few seconds: a probe that passed is counted, not logged.
-      if (status < 400 && HEALTH_ROUTES.has(route ?? '')) return
+      if (status < 400 && PROBE_ROUTES.has(route ?? '')) return
       logger.log(status >= 500 ? 'error' : 'info', 'request', {
         requestId,
         method: request.method,

@@ -4,6 +4,10 @@ import type { Deps } from '../../core/deps'
 import { serviceUnavailable } from '../../core/errors'
 import { envelope } from '../errors'
 
+/** The probes' routes: they act on nothing, so no client is worked out for them, and one that
+ *  passes is counted but not logged (plugins/client-ip.ts, plugins/observability.ts). */
+export const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
+
 export const healthRoutes = (deps: Pick<Deps, 'store'>) =>
   new Elysia()
     .get('/healthz', () => envelope(200, 'OK', { status: 'alive' }), { detail: { summary: 'Liveness: the process answers' } })
