@@ -87,6 +87,16 @@ describe('request logs', () => {
     expect('error' in success).toBe(false)
   })
 
+  it('carry the request id of a response that sets several cookies (a login)', async () => {
+    const { email } = await ctx.addUser()
+    const res = await call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
+    expect(res.status).toBe(201)
+    expect(res.headers.getSetCookie().length).toBe(2)
+    const entry = JSON.parse(lines.find((l) => l.includes('"msg":"request"'))!)
+    expect(entry.requestId).toBe(res.headers.get('x-request-id'))
+    expect(entry.requestId).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
   it('leave out health probes that pass (a load balancer sends one every few seconds)', async () => {
     expect((await call('GET', '/healthz')).status).toBe(200)
     expect((await call('GET', '/readyz')).status).toBe(200)

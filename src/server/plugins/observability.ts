@@ -32,7 +32,7 @@ export function loggablePath(pathname: string): string {
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked
 }
 
-type Timed = { startedAt?: number }
+type Traced = { requestId: string; startedAt: number }
 
 /** The request count and latency series of each route, method and status, found once. */
 function requestSeries(metrics: Metrics) {
@@ -57,15 +57,16 @@ export const observability = (logger: Logger, metrics: Metrics) => {
     // matches gets no derived context, and it too must be timed and answered with its id.
     .onRequest((context) => {
       const given = context.request.headers.get('x-request-id')
-      context.set.headers['x-request-id'] = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
-      ;(context as Timed).startedAt = performance.now()
+      const requestId = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
+      context.set.headers['x-request-id'] = requestId
+      // (not read back from set.headers: a response with several cookies turns them into a Headers object)
+      Object.assign(context, { requestId, startedAt: performance.now() } satisfies Traced)
     })
     .onAfterResponse({ as: 'global' }, (context) => {
       const { request, set, path } = context
       const { route, actor } = context as typeof context & { route?: string; actor?: { ip: string | null } }
-      const requestId = set.headers['x-request-id']
+      const { requestId, startedAt: started } = context as typeof context & Partial<Traced>
       const status = typeof set.status === 'number' ? set.status : 200
-      const started = (context as Timed).startedAt
       const seconds = started === undefined ? 0 : (performance.now() - started) / 1000
       const series = seriesFor(route || 'unmatched', request.method, status)
       series.count.value++
