@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export const BINARY = join(import.meta.dir, '..', 'dist/authd')
+/** BENCH_BINARY runs another build (an older one, to compare, or a profiling wrapper). */
+export const BINARY = process.env.BENCH_BINARY ?? join(import.meta.dir, '..', 'dist/authd')
 export const PASSWORD = 'correct horse battery staple'
 
 /** Limits out of the way: the benchmarks measure work, not throttling. */

@@ -12,6 +12,7 @@ import { bodyLimit } from './plugins/body-limit'
 import { clientActor } from './plugins/client-ip'
 import { observability } from './plugins/observability'
 import { corsFor } from './plugins/cors'
+import { loginShedding } from './plugins/load-shedding'
 import { changePasswordRoute } from './routes/change-password'
 import { forgotPasswordRoute } from './routes/forgot-password'
 import { docsRoutes } from './routes/docs'
@@ -38,6 +39,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
     .use(bodyLimit(maxBodyBytes))
+    .use(loginShedding(deps, `${API_PREFIX}/login`))
     .use(healthRoutes(deps))
     .group(API_PREFIX, (api) =>
       api

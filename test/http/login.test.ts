@@ -201,7 +201,25 @@ describe('POST /login', () => {
     const res = await loginFor(ctx, email)
     await release()
     expect(res.status).toBe(503)
-    // Only the API key guard read the store.
-    expect(calls.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash'])
+    // Decided as the request arrives: not even the API key guard read the store.
+    expect(calls.map((c) => c.name)).toEqual([])
+  })
+
+  it('sheds a login at a full hashing queue before reading its API key or body, and only the login', async () => {
+    const { hasher, release } = await saturatedHasher()
+    ;(ctx.runtime as { hasher: unknown }).hasher = hasher
+    const noKey = await ctx.call('POST', LOGIN, { rawBody: '{not json', apiKey: null, headers: { 'content-type': 'application/json' } })
+    const withQuery = await ctx.call('POST', `${LOGIN}?next=/`, { body: { email: 'a@example.com', password: PASSWORD } })
+    const forgot = await ctx.call('GET', '/api/v1/auth/forgot-password/a%40example.com')
+    const health = await ctx.call('GET', '/healthz')
+    await release()
+    expect([noKey.status, noKey.headers.get('retry-after')]).toEqual([503, '2'])
+    expect(noKey.json).toEqual({ statusCode: 503, message: 'Service unavailable', data: null })
+    expect(noKey.headers.get('x-request-id')).toBeTruthy()
+    expect(withQuery.status).toBe(503)
+    expect(forgot.status).toBe(200)
+    expect(health.status).toBe(200)
+    // Once the queue drains, the same malformed request gets its real answer.
+    expect((await ctx.call('POST', LOGIN, { rawBody: '{not json', apiKey: null, headers: { 'content-type': 'application/json' } })).status).toBe(400)
   })
 })
