@@ -98,7 +98,9 @@ describe('a crash during refresh rotations', () => {
     await proc.exited
     await Bun.sleep(50)
     expect(heldTransactions).toBeGreaterThanOrEqual(2)
-    expect(pending.size).toBeGreaterThanOrEqual(heldTransactions)
+    // Rotations were in the held batch, unanswered (the batch may also hold another writer's
+    // transaction, such as the mail worker claiming its next message).
+    expect(pending.size).toBeGreaterThanOrEqual(1)
 
     // Nothing of the held batch is in the database: every client's last answered cookie is
     // unspent (those in the batch were presented, and their spending is gone with it), and
