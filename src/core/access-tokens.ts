@@ -16,7 +16,8 @@ export interface AccessTokenSettings {
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
-export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSettings, user: User, now: number): string {
+/** @param sessionId the session (refresh family) the token was issued to: its `sid` claim. */
+export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSettings, user: User, sessionId: string, now: number): string {
   const iat = Math.floor(now / 1000)
   const header = b64url({ alg: 'ES256', typ: 'JWT', kid: key.kid })
   const payload = b64url({
@@ -26,6 +27,7 @@ export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSett
     tid: user.tenantId,
     type: user.type,
     email: user.email,
+    sid: sessionId,
     iat,
     exp: iat + settings.ttlSec,
     jti: Bun.randomUUIDv7(),
@@ -43,6 +45,7 @@ export interface AccessTokenClaims {
   tid: string
   type: string
   email: string
+  sid: string
   iat: number
   exp: number
   jti: string
@@ -67,7 +70,7 @@ const decodeJson = (part: string | undefined): Record<string, unknown> | null =>
 export async function verifyAccessToken(
   keyRing: KeyRing,
   token: string,
-  expected: { issuer: string; now: number; audienceOf: (tenantId: string) => Promise<string | null> },
+  expected: { issuer: string; now: number; audienceOf: (tenantId: string, claims: AccessTokenClaims) => Promise<string | null> },
 ): Promise<AccessTokenClaims> {
   const parts = token.length <= 4096 ? token.split('.') : []
   if (parts.length !== 3) throw unauthorized()
@@ -79,9 +82,9 @@ export async function verifyAccessToken(
   if (!verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), { key, dsaEncoding: 'ieee-p1363' }, signature)) throw unauthorized()
   const claims = decodeJson(parts[1]) as Partial<AccessTokenClaims> | null
   const nowSec = Math.floor(expected.now / 1000)
-  if (!claims || claims.iss !== expected.issuer || typeof claims.exp !== 'number' || claims.exp <= nowSec || typeof claims.tid !== 'string' || typeof claims.sub !== 'string') {
+  if (!claims || claims.iss !== expected.issuer || typeof claims.exp !== 'number' || claims.exp <= nowSec || typeof claims.tid !== 'string' || typeof claims.sub !== 'string' || typeof claims.sid !== 'string') {
     throw unauthorized()
   }
-  if (claims.aud !== (await expected.audienceOf(claims.tid))) throw unauthorized()
+  if (claims.aud !== (await expected.audienceOf(claims.tid, claims as AccessTokenClaims))) throw unauthorized()
   return claims as AccessTokenClaims
 }

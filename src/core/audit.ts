@@ -31,6 +31,8 @@ export type AuditType =
   | 'user.enabled'
   | 'users.imported'
   | 'sessions.revoked'
+  | 'session.ended'
+  | 'sessions.ended_all'
   | 'tenant.created'
   | 'tenant.updated'
   | 'tenant.disabled'

@@ -110,6 +110,8 @@ export class PasswordHasher {
       const [, m, t] = /^m=(\d+),t=(\d+),p=\d+$/.exec(parameters)!
       hash = this.limited(() => this.pool.hash(randomToken(), Number(m), Number(t)))
       this.dummyHashes.set(parameters, hash)
+      // A failed one (a hashing thread died, the pool closed) is made again next time, not kept.
+      hash.catch(() => this.dummyHashes.delete(parameters))
     }
     return hash
   }

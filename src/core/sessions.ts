@@ -11,6 +11,7 @@ import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
+import type { SessionOrigin } from './store'
 import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
 
@@ -104,13 +105,15 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
     expiresAt: now + deps.config.sessionMaxAgeSec * 1000,
     revokedAt: null,
     revokedReason: null,
+    lastUsedAt: now,
+    ...sessionOrigin(actor),
   }
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now)
   await deps.store.sessions.createFamily(family, tokenRecord)
   await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
-  const session = await issueSession(deps, signingKey, user, tenant, refreshToken, tokenRecord.expiresAt, now)
+  const session = await issueSession(deps, signingKey, user, tenant, family.id, refreshToken, tokenRecord.expiresAt, now)
   return { ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
 }
 
@@ -133,13 +136,13 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
   if (token.spentAt === null) {
     // Losing this race to a concurrent refresh of the same token needs no special case: the
     // winner spent it just now, well within the grace period, and stored this same successor.
-    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now))
+    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now), sessionOrigin(actor))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
     await audit(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } })
     throw unauthorized()
   }
-  return issueSession(deps, signingKey, user, tenant, successor, tokenExpiresAt(deps, family, now), now)
+  return issueSession(deps, signingKey, user, tenant, family.id, successor, tokenExpiresAt(deps, family, now), now)
 }
 
 /** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
@@ -157,6 +160,14 @@ export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, us
   const revoked = await deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), 'admin')
   await audit(deps, 'sessions.revoked', actor, { tenantId: user.tenantId, userId, detail: { revoked } })
   return revoked
+}
+
+/** Longer user agents are cut: the list of sessions shows them, and a client chooses their length. */
+const MAX_USER_AGENT_LENGTH = 256
+
+/** Where a login or refresh came from, as recorded on its session. */
+function sessionOrigin(actor: Actor): SessionOrigin {
+  return { ip: actor.ip, userAgent: actor.userAgent?.slice(0, MAX_USER_AGENT_LENGTH) ?? null }
 }
 
 /** A fixed number in [0, 1) per address, that nobody without the server key can predict. */
@@ -187,12 +198,13 @@ async function issueSession(
   signingKey: ActiveSigningKey,
   user: User,
   tenant: Tenant,
+  sessionId: string,
   refreshToken: string,
   refreshExpiresAt: number,
   now: number,
 ): Promise<Session> {
   const { issuer, accessTokenTtlSec } = deps.config
-  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, now)
+  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, sessionId, now)
   return {
     accessToken,
     user: toPublicUser(user, tenant),

@@ -69,6 +69,11 @@ export interface RefreshFamily {
   expiresAt: number
   revokedAt: number | null
   revokedReason: string | null
+  /** Its login, then each refresh: when, and from which IP and user agent (null for sessions
+   *  started before authd recorded them). */
+  lastUsedAt: number | null
+  ip: string | null
+  userAgent: string | null
 }
 
 export interface RefreshToken {

@@ -2,7 +2,7 @@
 // builder halved refresh throughput in our measurements); writes that must be atomic run in
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
-import { and, asc, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
@@ -45,6 +45,11 @@ export function createSqliteStore(db: Db): Store {
       .update(refreshTokens)
       .set({ spentAt: sql`${p('spentAt')}` })
       .where(and(eq(refreshTokens.id, p('id')), isNull(refreshTokens.spentAt)))
+      .prepare(),
+    recordUse: db
+      .update(refreshFamilies)
+      .set({ lastUsedAt: sql`${p('usedAt')}`, ip: sql`${p('ip')}`, userAgent: sql`${p('userAgent')}` })
+      .where(eq(refreshFamilies.id, p('id')))
       .prepare(),
   }
 
@@ -232,12 +237,28 @@ export function createSqliteStore(db: Db): Store {
         const tenant = family && q.tenantById.get({ id: family.tenantId })
         return token && family && user && tenant ? { token, family, user, tenant } : null
       },
-      async rotate(tokenId, spentAt, successor) {
+      async rotate(tokenId, spentAt, successor, usedFrom) {
         return immediate(() => {
           if (changesOf(q.spendToken.run({ id: tokenId, spentAt })) !== 1) return false
           q.insertToken.run({ ...successor })
+          q.recordUse.run({ id: successor.familyId, usedAt: spentAt, ...usedFrom })
           return true
         })
+      },
+      async findSession(familyId) {
+        const family = q.familyById.get({ id: familyId })
+        const user = family && q.userById.get({ id: family.userId })
+        const tenant = family && q.tenantById.get({ id: family.tenantId })
+        return family && user && tenant ? { family, user, tenant } : null
+      },
+      async listLive(userId, now) {
+        return db
+          .select({ family: refreshFamilies, refreshableUntil: refreshTokens.expiresAt })
+          .from(refreshFamilies)
+          .innerJoin(refreshTokens, and(eq(refreshTokens.familyId, refreshFamilies.id), isNull(refreshTokens.spentAt)))
+          .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshTokens.expiresAt, now)))
+          .orderBy(desc(refreshFamilies.createdAt), desc(refreshFamilies.id))
+          .all()
       },
       async revokeFamily(familyId, revokedAt, reason) {
         await immediate(() =>

@@ -20,6 +20,7 @@ import { healthRoutes } from './routes/health'
 import { jwksRoute } from './routes/jwks'
 import { loginRoute } from './routes/login'
 import { logoutRoute } from './routes/logout'
+import { meRoutes } from './routes/me'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 
@@ -49,6 +50,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(forgotPasswordRoute(deps))
         .use(changePasswordRoute(deps))
         .use(setupPasswordRoute(deps))
+        .use(meRoutes(deps))
         .use(jwksRoute(deps))
         .use(docsRoutes()),
     )

@@ -16,14 +16,24 @@ const User = t.Object({
 })
 const Session = t.Object({ response: t.Object({ accessToken: t.String({ description: 'ES256 JWT, 15 minutes' }), user: User }) })
 
+const SessionView = t.Object({
+  sessionId: t.String(),
+  createdAt: t.String({ format: 'date-time' }),
+  lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  expiresAt: t.String({ format: 'date-time', description: 'When the session ends unless it is refreshed before' }),
+  userAgent: t.Union([t.String(), t.Null()], { description: 'As sent at login or the latest refresh (cut at 256 characters)' }),
+  ip: t.Union([t.String(), t.Null()], { description: 'The client IP at login or the latest refresh' }),
+  current: t.Boolean({ description: 'The session of the access token that asked' }),
+})
+
 const envelope = (status: number, data: TSchema) =>
   t.Object({ statusCode: t.Literal(status), message: t.String(), data }, { additionalProperties: false })
 
 const ERRORS: Record<number, string> = {
   400: 'Malformed request, invalid e-mail, weak password (the message names the rule), or an invalid or expired OTP',
-  401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token',
+  401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token (for a bearer token: or its session ended)',
   403: 'A disabled user or tenant, a tenant user at setup-password, or a refused cross-site request',
-  404: 'Unknown route, or a setup token whose user no longer exists',
+  404: 'Unknown route, a setup token whose user no longer exists, or a session that is not the caller\'s',
   409: 'The user already has a password',
   413: 'Body over 16 KiB',
   429: 'A rate limit or login back-off; see Retry-After',
@@ -39,10 +49,11 @@ export function responses(success: { status: number; description: string; data: 
   }
 }
 
-export const schemas = { User, Session }
+export const schemas = { User, Session, SessionView }
 
 export const API_KEY = [{ apiKey: [] }]
 export const REFRESH_COOKIE = [{ refreshCookie: [] }]
+export const BEARER = [{ accessToken: [] }]
 
 export const openapiDocument = (version: string) =>
   openapi({
@@ -61,6 +72,7 @@ export const openapiDocument = (version: string) =>
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Selects the tenant.' },
           refreshCookie: { type: 'apiKey', in: 'cookie', name: 'refreshToken', description: 'HttpOnly; Secure; SameSite=None; Path=/api/v1/auth' },
           setupToken: { type: 'http', scheme: 'bearer', description: 'A setup token issued by authd users create / invite.' },
+          accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An access token from login or refresh; its session must still be live." },
         },
       },
     },

@@ -22,7 +22,8 @@ export interface RunningServer {
 
 export async function startServer(runtime: Runtime, logger: Logger): Promise<RunningServer> {
   await runtime.keyRing.ensureKey()
-  void runtime.hasher.warmUp()
+  // (only a head start: a dummy hash not made now is made at the first login that needs it)
+  runtime.hasher.warmUp().catch(() => {})
   const metrics = createMetrics(runtime)
   let app = createApp(runtime, logger, metrics)
   const server = Bun.serve({

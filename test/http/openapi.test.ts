@@ -38,12 +38,16 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/auth/forgot-password/{email}',
       '/api/v1/auth/login',
       '/api/v1/auth/logout',
+      '/api/v1/auth/logout-all',
+      '/api/v1/auth/me',
       '/api/v1/auth/refresh-token',
+      '/api/v1/auth/sessions',
+      '/api/v1/auth/sessions/{sessionId}',
       '/api/v1/auth/setup-password',
       '/healthz',
       '/readyz',
     ])
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'refreshCookie', 'setupToken'])
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'apiKey', 'refreshCookie', 'setupToken'])
     expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
   })
 
@@ -82,6 +86,18 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/auth/setup-password', 'post', await setup('short'))
     conforms('/api/v1/auth/setup-password', 'post', await setup(PASSWORD))
     conforms('/api/v1/auth/setup-password', 'post', await setup(PASSWORD))
+
+    const bearer = { apiKey: null, headers: { authorization: `Bearer ${refreshed.json.data.response.accessToken}` } }
+    conforms('/api/v1/auth/me', 'get', await ctx.call('GET', '/api/v1/auth/me', bearer))
+    conforms('/api/v1/auth/me', 'get', await ctx.call('GET', '/api/v1/auth/me', { apiKey: null }))
+    conforms('/api/v1/auth/sessions', 'get', await ctx.call('GET', '/api/v1/auth/sessions', bearer))
+    conforms('/api/v1/auth/sessions', 'get', await ctx.call('GET', '/api/v1/auth/sessions', { apiKey: null }))
+    const other = await loginFor(ctx, email)
+    const otherSession = JSON.parse(Buffer.from(other.json.data.response.accessToken.split('.')[1], 'base64url').toString()).sid
+    conforms('/api/v1/auth/sessions/{sessionId}', 'delete', await ctx.call('DELETE', `/api/v1/auth/sessions/${otherSession}`, bearer))
+    conforms('/api/v1/auth/sessions/{sessionId}', 'delete', await ctx.call('DELETE', `/api/v1/auth/sessions/${otherSession}`, bearer))
+    conforms('/api/v1/auth/logout-all', 'post', await ctx.call('POST', '/api/v1/auth/logout-all', bearer))
+    conforms('/api/v1/auth/logout-all', 'post', await ctx.call('POST', '/api/v1/auth/logout-all', bearer))
 
     conforms('/api/v1/auth/logout', 'post', await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${refreshed.refreshCookie}`, apiKey: null }))
   })

@@ -56,7 +56,7 @@ describe('access tokens', () => {
     ['signed by another key under our kid', () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
       const user = { id: 'u', tenantId: 't', type: 'admin', email: 'x@example.com' } as never
-      return signAccessToken({ kid: jwks.keys[0]!.kid!, privateKey }, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, Date.now())
+      return signAccessToken({ kid: jwks.keys[0]!.kid!, privateKey }, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, 'session-id', Date.now())
     }],
     ['HS256 keyed with our public key (key confusion)', () => {
       const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: jwks.keys[0]!.kid })}.${token.split('.')[1]}`
@@ -65,7 +65,7 @@ describe('access tokens', () => {
     ['expired', async () => {
       const key = await ctx.runtime.keyRing.signingKey()
       const user = (await ctx.runtime.store.users.list(ctx.tenantId))[0]!
-      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, Date.now() - 16 * 60 * 1000)
+      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, 'session-id', Date.now() - 16 * 60 * 1000)
     }],
     ['naming a key location (jku) in an otherwise valid token', () => resign({ ...decodeProtectedHeader(token), jku: 'https://evil.example/jwks.json' }, token.split('.')[1]!)],
     ['with a crit header authd does not understand', () => resign({ ...decodeProtectedHeader(token), crit: ['exp'], exp: 1 }, token.split('.')[1]!)],

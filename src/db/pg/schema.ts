@@ -86,6 +86,11 @@ export const refreshFamilies = pgTable(
     expiresAt: ms('expires_at').notNull(),
     revokedAt: ms('revoked_at'),
     revokedReason: text('revoked_reason'),
+    /** When the session was last used (its login, then each refresh), and from where: what
+     *  the user's session list shows. Personal data, erased with the session. */
+    lastUsedAt: ms('last_used_at'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )

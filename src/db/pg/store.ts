@@ -2,7 +2,7 @@
 // SQLite store's (../sqlite-store.ts); what differs is how races across processes are
 // settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
-import { and, asc, eq, getTableColumns, inArray, isNull, like, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, like, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability } from '../availability'
@@ -193,21 +193,41 @@ function createRawPgStore(db: PgDb): Store {
           .where(eq(refreshTokens.tokenHash, hash))
         return row ?? null
       },
-      async rotate(tokenId, spentAt, successor) {
+      async rotate(tokenId, spentAt, successor, usedFrom) {
         // One statement, so one round trip and no transaction held across awaits (it was
         // BEGIN, UPDATE, INSERT, COMMIT). Concurrent rotations of one token, on any
         // instances: the row lock makes the others wait, then re-check spent_at and find the
-        // token spent, so they insert nothing.
+        // token spent, so they insert nothing (and record no use).
         const s = successor
         const rows = await db.execute(sql`
           WITH spent AS (
             UPDATE refresh_tokens SET spent_at = ${spentAt}::bigint WHERE id = ${tokenId} AND spent_at IS NULL RETURNING id
+          ), used AS (
+            UPDATE refresh_families SET last_used_at = ${spentAt}::bigint, ip = ${usedFrom.ip}, user_agent = ${usedFrom.userAgent}
+            WHERE id = ${s.familyId} AND EXISTS (SELECT 1 FROM spent)
           )
           INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid)
           SELECT ${s.id}, ${s.familyId}, ${s.tokenHash}, ${s.createdAt}::bigint, ${s.expiresAt}::bigint, ${s.spentAt}::bigint, ${s.accessKid}
           WHERE EXISTS (SELECT 1 FROM spent)
           RETURNING id`)
         return rows.length === 1
+      },
+      async findSession(familyId) {
+        const [row] = await db
+          .select({ family: refreshFamilies, user: users, tenant: tenants })
+          .from(refreshFamilies)
+          .innerJoin(users, eq(users.id, refreshFamilies.userId))
+          .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
+          .where(eq(refreshFamilies.id, familyId))
+        return row ?? null
+      },
+      async listLive(userId, now) {
+        return db
+          .select({ family: refreshFamilies, refreshableUntil: refreshTokens.expiresAt })
+          .from(refreshFamilies)
+          .innerJoin(refreshTokens, and(eq(refreshTokens.familyId, refreshFamilies.id), isNull(refreshTokens.spentAt)))
+          .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshTokens.expiresAt, now)))
+          .orderBy(desc(refreshFamilies.createdAt), desc(refreshFamilies.id))
       },
       async revokeFamily(familyId, revokedAt, reason) {
         await db

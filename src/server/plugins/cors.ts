@@ -6,7 +6,7 @@
 import { Elysia } from 'elysia'
 
 const PREFLIGHT_HEADERS = {
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
   'access-control-allow-headers': 'content-type, x-api-key, authorization',
   'access-control-max-age': '600',
 }

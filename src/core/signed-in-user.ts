@@ -1,0 +1,88 @@
+// The signed-in user (product spec §16): requests authorised by an access token that is also
+// checked against its session (the token's `sid`), so ending a session shuts its tokens out
+// of these endpoints at once. Resource servers that only verify the JWT accept the token until
+// it expires (15 minutes); README says so.
+import { verifyAccessToken } from './access-tokens'
+import { audit, type Actor } from './audit'
+import type { Deps } from './deps'
+import { notFound, tenantDisabled, unauthorized, userDisabled } from './errors'
+import type { RefreshFamily, Tenant, User } from './types'
+
+export interface Caller {
+  user: User
+  tenant: Tenant
+  /** The session (refresh family) the access token was issued to. */
+  sessionId: string
+}
+
+/** One of the user's sessions, as the user (and an admin) sees it: never a token. */
+export interface SessionView {
+  sessionId: string
+  createdAt: string
+  lastUsedAt: string | null
+  /** When the session ends unless it is refreshed before then. */
+  expiresAt: string
+  userAgent: string | null
+  ip: string | null
+  /** True for the session of the access token that asked. */
+  current: boolean
+}
+
+type CallerDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
+
+/**
+ * The caller an `Authorization: Bearer` header names: a token this authd signed, unexpired,
+ * whose session is live and still belongs to the token's user and tenant. Any failure is the
+ * same 401; a disabled user or tenant is a 403, as at refresh.
+ */
+export async function authenticateBearer(deps: CallerDeps, authorization: string | null | undefined): Promise<Caller> {
+  const token = /^Bearer +([A-Za-z0-9._-]+) *$/i.exec(authorization ?? '')?.[1]
+  if (!token) throw unauthorized()
+  const now = deps.clock.now()
+  let session: Awaited<ReturnType<typeof deps.store.sessions.findSession>> = null
+  const claims = await verifyAccessToken(deps.keyRing, token, {
+    issuer: deps.config.issuer,
+    now,
+    // Called once the signature holds: the session's own row gives the tenant's audience.
+    audienceOf: async (tenantId, { sid }) => {
+      session = await deps.store.sessions.findSession(sid)
+      return session?.tenant.id === tenantId ? session.tenant.audience : null
+    },
+  })
+  const found = session as Awaited<ReturnType<typeof deps.store.sessions.findSession>>
+  if (!found || found.family.userId !== claims.sub || !isLive(found.family, now)) throw unauthorized()
+  if (found.user.disabledAt !== null) throw userDisabled()
+  if (found.tenant.disabledAt !== null) throw tenantDisabled()
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id }
+}
+
+const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null && family.expiresAt > now
+
+/** The user's sessions that can still be refreshed, newest first. */
+export async function listSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, currentSessionId?: string): Promise<SessionView[]> {
+  const live = await deps.store.sessions.listLive(userId, deps.clock.now())
+  return live.map(({ family, refreshableUntil }) => ({
+    sessionId: family.id,
+    createdAt: new Date(family.createdAt).toISOString(),
+    lastUsedAt: family.lastUsedAt === null ? null : new Date(family.lastUsedAt).toISOString(),
+    expiresAt: new Date(refreshableUntil).toISOString(),
+    userAgent: family.userAgent,
+    ip: family.ip,
+    current: family.id === currentSessionId,
+  }))
+}
+
+/** Ends one of the user's sessions; another user's (or an unknown or ended) session is a 404. */
+export async function endSession(deps: Pick<Deps, 'store' | 'clock'>, userId: string, sessionId: string, actor: Actor): Promise<void> {
+  const found = await deps.store.sessions.findSession(sessionId)
+  if (!found || found.family.userId !== userId || !isLive(found.family, deps.clock.now())) throw notFound('Session not found')
+  await deps.store.sessions.revokeFamily(sessionId, deps.clock.now(), 'ended-by-user')
+  await audit(deps, 'session.ended', actor, { tenantId: found.family.tenantId, userId, detail: { familyId: sessionId } })
+}
+
+/** Ends every session of the user, the caller's own included; returns how many. */
+export async function endAllSessions(deps: Pick<Deps, 'store' | 'clock'>, caller: Caller, actor: Actor): Promise<number> {
+  const ended = await deps.store.sessions.revokeUserFamilies(caller.user.id, deps.clock.now(), 'logout-all')
+  await audit(deps, 'sessions.ended_all', actor, { tenantId: caller.tenant.id, userId: caller.user.id, detail: { ended } })
+  return ended
+}
