@@ -46,9 +46,6 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     limitRules: limitRules(config),
     refusals: new RefusalTally(),
     appliedMigrations,
-    close: () => {
-      hasher.close()
-      store.close()
-    },
+    close: () => store.close(),
   }
 }
