@@ -85,8 +85,8 @@ const user = (tenantId: string, email = 'ada@example.com'): User => ({
   updatedAt: now,
   disabledAt: null,
 })
-const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, lastUsedAt: now, ip: '192.0.2.1', userAgent: 'first' })
-const token = (familyId: string, hash = Bun.randomUUIDv7()): RefreshToken => ({ id: Bun.randomUUIDv7(), familyId, tokenHash: hash, createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k1' })
+const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null })
+const token = (familyId: string, hash = Bun.randomUUIDv7()): RefreshToken => ({ id: Bun.randomUUIDv7(), familyId, tokenHash: hash, createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k1', ip: '192.0.2.1', userAgent: 'first' })
 const mail = (tenantId: string): OutboxMessage => ({
   id: Bun.randomUUIDv7(),
   tenantId,
@@ -141,14 +141,14 @@ for (const [engine, define, open] of engines) {
       await e.store.sessions.createFamily(f, first)
       const second = e.second()
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).sessions.rotate(first.id, now + 1, token(f.id, `successor-${i}`), { ip: `198.51.100.${i}`, userAgent: `agent-${i}` })),
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).sessions.rotate(first.id, now + 1, { ...token(f.id, `successor-${i}`), ip: `198.51.100.${i}`, userAgent: `agent-${i}` })),
       )
       expect(results.filter(Boolean).length).toBe(1)
       expect((await e.store.sessions.findToken(first.tokenHash))!.token.spentAt).toBe(now + 1)
-      // The use recorded on the session is the winner's, and only the winner's.
+      // The session's live token, and where it was used from, are the winner's.
       const winner = results.indexOf(true)
-      const { family: used } = (await e.store.sessions.findSession(f.id))!
-      expect([used.lastUsedAt, used.ip, used.userAgent]).toEqual([now + 1, `198.51.100.${winner}`, `agent-${winner}`])
+      const [live] = await e.store.sessions.listLive(u.id, now)
+      expect([live!.liveToken.tokenHash, live!.liveToken.ip, live!.liveToken.userAgent]).toEqual([`successor-${winner}`, `198.51.100.${winner}`, `agent-${winner}`])
     }))
 
     it('finds a session with its user and tenant, and lists a user\'s refreshable sessions only', withEngine(async (e) => {
@@ -164,15 +164,15 @@ for (const [engine, define, open] of engines) {
       await e.store.sessions.createFamily(lapsed, { ...token(lapsed.id), expiresAt: now - 1 })
       await e.store.sessions.revokeFamily(revoked.id, now, 'test')
       // A rotated session is listed once, with its live token's expiry.
-      await e.store.sessions.rotate(newerFirst.id, now + 1, { ...token(newer.id), expiresAt: now + 7_200_000 }, { ip: '203.0.113.9', userAgent: 'second' })
+      await e.store.sessions.rotate(newerFirst.id, now + 1, { ...token(newer.id), createdAt: now + 1, expiresAt: now + 7_200_000, ip: '203.0.113.9', userAgent: 'second' })
       const found = await e.store.sessions.findSession(newer.id)
       expect([found!.family.id, found!.user.id, found!.tenant.id]).toEqual([newer.id, u.id, t.id])
       expect(await e.store.sessions.findSession('no-such-session')).toBeNull()
       const live = await e.store.sessions.listLive(u.id, now)
       expect(live.map((s) => s.family.id)).toEqual([newer.id, older.id])
-      expect(live.map((s) => s.refreshableUntil)).toEqual([now + 7_200_000, now + 3_600_000])
-      expect(live[0]!.family).toMatchObject({ createdAt: now, lastUsedAt: now + 1, ip: '203.0.113.9', userAgent: 'second' })
-      expect(live[1]!.family).toMatchObject({ lastUsedAt: now, ip: '192.0.2.1', userAgent: 'first' })
+      expect(live.map((s) => s.liveToken.expiresAt)).toEqual([now + 7_200_000, now + 3_600_000])
+      expect(live[0]!.liveToken).toMatchObject({ createdAt: now + 1, ip: '203.0.113.9', userAgent: 'second' })
+      expect(live[1]!.liveToken).toMatchObject({ createdAt: now, ip: '192.0.2.1', userAgent: 'first' })
     }))
 
     it('counts limit hits exactly under concurrency, starts a window over once it is past, and resets', withEngine(async (e) => {

@@ -105,12 +105,10 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
     expiresAt: now + deps.config.sessionMaxAgeSec * 1000,
     revokedAt: null,
     revokedReason: null,
-    lastUsedAt: now,
-    ...sessionOrigin(actor),
   }
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()
-  const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now)
+  const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   await deps.store.sessions.createFamily(family, tokenRecord)
   await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
   const session = await issueSession(deps, signingKey, user, tenant, family.id, refreshToken, tokenRecord.expiresAt, now)
@@ -136,7 +134,7 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
   if (token.spentAt === null) {
     // Losing this race to a concurrent refresh of the same token needs no special case: the
     // winner spent it just now, well within the grace period, and stored this same successor.
-    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now), sessionOrigin(actor))
+    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
     await audit(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } })
@@ -181,7 +179,8 @@ function tokenExpiresAt(deps: Pick<Deps, 'config'>, family: RefreshFamily, now: 
   return Math.min(now + ttlSec * 1000, family.expiresAt)
 }
 
-function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, accessKid: string, now: number): RefreshToken {
+/** @param actor where the login or refresh came from: the session list shows the live token's. */
+function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, accessKid: string, now: number, actor: Actor): RefreshToken {
   return {
     id: Bun.randomUUIDv7(),
     familyId: family.id,
@@ -190,6 +189,7 @@ function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token
     expiresAt: tokenExpiresAt(deps, family, now),
     spentAt: null,
     accessKid,
+    ...sessionOrigin(actor),
   }
 }
 

@@ -19,7 +19,7 @@ export interface Caller {
 export interface SessionView {
   sessionId: string
   createdAt: string
-  lastUsedAt: string | null
+  lastUsedAt: string
   /** When the session ends unless it is refreshed before then. */
   expiresAt: string
   userAgent: string | null
@@ -61,13 +61,14 @@ const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null
 /** The user's sessions that can still be refreshed, newest first. */
 export async function listSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, currentSessionId?: string): Promise<SessionView[]> {
   const live = await deps.store.sessions.listLive(userId, deps.clock.now())
-  return live.map(({ family, refreshableUntil }) => ({
+  // The live token was issued by the session's latest login or refresh: its last use.
+  return live.map(({ family, liveToken }) => ({
     sessionId: family.id,
     createdAt: new Date(family.createdAt).toISOString(),
-    lastUsedAt: family.lastUsedAt === null ? null : new Date(family.lastUsedAt).toISOString(),
-    expiresAt: new Date(refreshableUntil).toISOString(),
-    userAgent: family.userAgent,
-    ip: family.ip,
+    lastUsedAt: new Date(liveToken.createdAt).toISOString(),
+    expiresAt: new Date(liveToken.expiresAt).toISOString(),
+    userAgent: liveToken.userAgent,
+    ip: liveToken.ip,
     current: family.id === currentSessionId,
   }))
 }

@@ -152,14 +152,13 @@ export interface SessionStore {
   createFamily(family: RefreshFamily, firstToken: RefreshToken): Promise<void>
   /** The token, its family, and the family's user and tenant: everything a refresh reads, in one query. */
   findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null>
-  /** Spends the token and adds its successor, only if the token was still unspent (false if
-   *  not), and records the use on the family (lastUsedAt = spentAt, and where from). */
-  rotate(tokenId: string, spentAt: number, successor: RefreshToken, usedFrom: SessionOrigin): Promise<boolean>
+  /** Spends the token and adds its successor, only if the token was still unspent (false if not). */
+  rotate(tokenId: string, spentAt: number, successor: RefreshToken): Promise<boolean>
   /** A session (family) with its user and tenant. */
   findSession(familyId: string): Promise<{ family: RefreshFamily; user: User; tenant: Tenant } | null>
   /** The user's sessions that can still be refreshed at `now` (not revoked, and holding an
-   *  unspent token that has not expired), newest first, each with that token's expiry. */
-  listLive(userId: string, now: number): Promise<Array<{ family: RefreshFamily; refreshableUntil: number }>>
+   *  unspent token that has not expired), newest first, each with that live token. */
+  listLive(userId: string, now: number): Promise<Array<{ family: RefreshFamily; liveToken: RefreshToken }>>
   revokeFamily(familyId: string, revokedAt: number, reason: string): Promise<void>
   /** Revokes every live family of the user; returns how many. */
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>

@@ -69,11 +69,6 @@ export interface RefreshFamily {
   expiresAt: number
   revokedAt: number | null
   revokedReason: string | null
-  /** Its login, then each refresh: when, and from which IP and user agent (null for sessions
-   *  started before authd recorded them). */
-  lastUsedAt: number | null
-  ip: string | null
-  userAgent: string | null
 }
 
 export interface RefreshToken {
@@ -85,6 +80,9 @@ export interface RefreshToken {
   spentAt: number | null
   /** The kid that signed the access token issued beside this refresh token. */
   accessKid: string | null
+  /** The IP and user agent of the login or refresh that issued it (see SessionOrigin). */
+  ip: string | null
+  userAgent: string | null
 }
 
 export interface PasswordResetOtp {

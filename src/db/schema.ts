@@ -84,11 +84,6 @@ export const refreshFamilies = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     revokedAt: integer('revoked_at'),
     revokedReason: text('revoked_reason'),
-    /** When the session was last used (its login, then each refresh), and from where: what
-     *  the user's session list shows. Personal data, erased with the session. */
-    lastUsedAt: integer('last_used_at'),
-    ip: text('ip'),
-    userAgent: text('user_agent'),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )
@@ -105,6 +100,11 @@ export const refreshTokens = sqliteTable(
     /** The kid that signed the access token issued with this refresh token: `keys revoke`
      *  ends the sessions a leaked key signed for. */
     accessKid: text('access_kid'),
+    /** Where the login or refresh that issued this token came from: the session list shows
+     *  the live token's (its createdAt is the session's last use). Personal data, pruned
+     *  with the session. */
+    ip: text('ip'),
+    userAgent: text('user_agent'),
   },
   (t) => [uniqueIndex('refresh_tokens_hash_idx').on(t.tokenHash), index('refresh_tokens_family_idx').on(t.familyId)],
 )

@@ -39,17 +39,12 @@ export function createSqliteStore(db: Db): Store {
     familyById: db.select().from(refreshFamilies).where(eq(refreshFamilies.id, p('id'))).prepare(),
     insertToken: db
       .insert(refreshTokens)
-      .values({ id: p('id'), familyId: p('familyId'), tokenHash: p('tokenHash'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), spentAt: p('spentAt'), accessKid: p('accessKid') })
+      .values({ id: p('id'), familyId: p('familyId'), tokenHash: p('tokenHash'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), spentAt: p('spentAt'), accessKid: p('accessKid'), ip: p('ip'), userAgent: p('userAgent') })
       .prepare(),
     spendToken: db
       .update(refreshTokens)
       .set({ spentAt: sql`${p('spentAt')}` })
       .where(and(eq(refreshTokens.id, p('id')), isNull(refreshTokens.spentAt)))
-      .prepare(),
-    recordUse: db
-      .update(refreshFamilies)
-      .set({ lastUsedAt: sql`${p('usedAt')}`, ip: sql`${p('ip')}`, userAgent: sql`${p('userAgent')}` })
-      .where(eq(refreshFamilies.id, p('id')))
       .prepare(),
   }
 
@@ -237,11 +232,10 @@ export function createSqliteStore(db: Db): Store {
         const tenant = family && q.tenantById.get({ id: family.tenantId })
         return token && family && user && tenant ? { token, family, user, tenant } : null
       },
-      async rotate(tokenId, spentAt, successor, usedFrom) {
+      async rotate(tokenId, spentAt, successor) {
         return immediate(() => {
           if (changesOf(q.spendToken.run({ id: tokenId, spentAt })) !== 1) return false
           q.insertToken.run({ ...successor })
-          q.recordUse.run({ id: successor.familyId, usedAt: spentAt, ...usedFrom })
           return true
         })
       },
@@ -253,7 +247,7 @@ export function createSqliteStore(db: Db): Store {
       },
       async listLive(userId, now) {
         return db
-          .select({ family: refreshFamilies, refreshableUntil: refreshTokens.expiresAt })
+          .select({ family: refreshFamilies, liveToken: refreshTokens })
           .from(refreshFamilies)
           .innerJoin(refreshTokens, and(eq(refreshTokens.familyId, refreshFamilies.id), isNull(refreshTokens.spentAt)))
           .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshTokens.expiresAt, now)))

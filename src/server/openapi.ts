@@ -19,7 +19,7 @@ const Session = t.Object({ response: t.Object({ accessToken: t.String({ descript
 const SessionView = t.Object({
   sessionId: t.String(),
   createdAt: t.String({ format: 'date-time' }),
-  lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  lastUsedAt: t.String({ format: 'date-time', description: 'The login or the latest refresh' }),
   expiresAt: t.String({ format: 'date-time', description: 'When the session ends unless it is refreshed before' }),
   userAgent: t.Union([t.String(), t.Null()], { description: 'As sent at login or the latest refresh (cut at 256 characters)' }),
   ip: t.Union([t.String(), t.Null()], { description: 'The client IP at login or the latest refresh' }),

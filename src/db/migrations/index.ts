@@ -5,7 +5,7 @@ import m1 from './0001_limits_and_audit.sql' with { type: 'text' }
 import m2 from './0002_tenant_audience.sql' with { type: 'text' }
 import m3 from './0003_key_revocation.sql' with { type: 'text' }
 import m4 from './0004_reset_request_attempts.sql' with { type: 'text' }
-import m5 from './0005_session_usage.sql' with { type: 'text' }
+import m5 from './0005_session_origin.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -13,7 +13,7 @@ export const migrationFiles: Record<string, string> = {
   '0002_tenant_audience': m2,
   '0003_key_revocation': m3,
   '0004_reset_request_attempts': m4,
-  '0005_session_usage': m5,
+  '0005_session_origin': m5,
 }
 
 export { journal }

@@ -193,21 +193,18 @@ function createRawPgStore(db: PgDb): Store {
           .where(eq(refreshTokens.tokenHash, hash))
         return row ?? null
       },
-      async rotate(tokenId, spentAt, successor, usedFrom) {
+      async rotate(tokenId, spentAt, successor) {
         // One statement, so one round trip and no transaction held across awaits (it was
         // BEGIN, UPDATE, INSERT, COMMIT). Concurrent rotations of one token, on any
         // instances: the row lock makes the others wait, then re-check spent_at and find the
-        // token spent, so they insert nothing (and record no use).
+        // token spent, so they insert nothing.
         const s = successor
         const rows = await db.execute(sql`
           WITH spent AS (
             UPDATE refresh_tokens SET spent_at = ${spentAt}::bigint WHERE id = ${tokenId} AND spent_at IS NULL RETURNING id
-          ), used AS (
-            UPDATE refresh_families SET last_used_at = ${spentAt}::bigint, ip = ${usedFrom.ip}, user_agent = ${usedFrom.userAgent}
-            WHERE id = ${s.familyId} AND EXISTS (SELECT 1 FROM spent)
           )
-          INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid)
-          SELECT ${s.id}, ${s.familyId}, ${s.tokenHash}, ${s.createdAt}::bigint, ${s.expiresAt}::bigint, ${s.spentAt}::bigint, ${s.accessKid}
+          INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
+          SELECT ${s.id}, ${s.familyId}, ${s.tokenHash}, ${s.createdAt}::bigint, ${s.expiresAt}::bigint, ${s.spentAt}::bigint, ${s.accessKid}, ${s.ip}, ${s.userAgent}
           WHERE EXISTS (SELECT 1 FROM spent)
           RETURNING id`)
         return rows.length === 1
@@ -223,7 +220,7 @@ function createRawPgStore(db: PgDb): Store {
       },
       async listLive(userId, now) {
         return db
-          .select({ family: refreshFamilies, refreshableUntil: refreshTokens.expiresAt })
+          .select({ family: refreshFamilies, liveToken: refreshTokens })
           .from(refreshFamilies)
           .innerJoin(refreshTokens, and(eq(refreshTokens.familyId, refreshFamilies.id), isNull(refreshTokens.spentAt)))
           .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshTokens.expiresAt, now)))
