@@ -61,9 +61,14 @@ describe('dist/authd end to end', () => {
       expect((await refresh(rotated.refreshCookie!)).status).toBe(401)
 
       const second = await login()
+      // The signed-in user: /me with the access token, until its session ends.
+      const bearer = { authorization: `Bearer ${second.json.data.response.accessToken}` }
+      const me = await fetch(`${api}/me`, { headers: bearer }).then(toResult)
+      expect(me.json.data).toEqual(user)
       const loggedOut = await fetch(`${api}/logout`, { method: 'POST', headers: { cookie: `refreshToken=${second.refreshCookie}` } }).then(toResult)
       expect(loggedOut.json).toEqual({ statusCode: 200, message: 'Logged out', data: null })
       expect((await refresh(second.refreshCookie!)).status).toBe(401)
+      expect((await fetch(`${api}/me`, { headers: bearer })).status).toBe(401)
 
       // The CLI writes while the server runs: a revoked key fails from the next request on.
       expect((await authd(['--json', 'api-keys', 'revoke', keyId])).code).toBe(0)

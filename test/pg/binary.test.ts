@@ -5,17 +5,18 @@ import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binar
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
 import { describePostgres, useTestDatabase } from '../pg'
+import { journal } from '../../src/db/migrations-pg'
 
 const dir = useBinaryAndTempDir()
 
 describePostgres('dist/authd on PostgreSQL', () => {
   const databaseUrl = useTestDatabase()
 
-  it('migrates, sets up through the CLI, serves login and refresh, and names pg_dump for backups', async () => {
+  it('migrates, sets up through the CLI, serves login, refresh and the signed-in user, and names pg_dump for backups', async () => {
     const env = { AUTHD_DATABASE_URL: databaseUrl() }
     const authd = cliRunner([BINARY], dir(), env)
     const migrated = await authd(['--json', 'migrate'])
-    expect(migrated.json).toEqual({ applied: ['0000_init'], pending: [] })
+    expect(migrated.json).toEqual({ applied: journal.entries.map((e) => e.tag), pending: [] })
     const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
     const { proc, url, listening } = await serveBinary(dir(), env)
     try {
@@ -29,6 +30,11 @@ describePostgres('dist/authd on PostgreSQL', () => {
       expect(login.status).toBe(201)
       const refreshed = await fetch(`${url}/api/v1/auth/refresh-token`, { headers: { cookie: `refreshToken=${login.refreshCookie}` } }).then(toResult)
       expect(refreshed.status).toBe(201)
+      const bearer = { authorization: `Bearer ${refreshed.json.data.response.accessToken}` }
+      const sessions = await fetch(`${url}/api/v1/auth/sessions`, { headers: bearer }).then(toResult)
+      expect(sessions.json.data.map((s: any) => [s.current, s.ip])).toEqual([[true, '127.0.0.1']])
+      expect((await fetch(`${url}/api/v1/auth/logout-all`, { method: 'POST', headers: bearer }).then(toResult)).json.data).toEqual({ ended: 1 })
+      expect((await fetch(`${url}/api/v1/auth/me`, { headers: bearer })).status).toBe(401)
     } finally {
       proc.kill('SIGTERM')
     }
