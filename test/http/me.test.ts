@@ -138,3 +138,14 @@ describe('POST /logout-all', () => {
     expect((await ctx.call('POST', `${API}/logout-all`, as(sessions[1]!.accessToken))).status).toBe(401)
   })
 })
+
+describe('DELETE /sessions/{sessionId} with odd ids', () => {
+  it('answers 404 for an overlong id and 400 for a malformed escape, never a 500', async () => {
+    const { email } = await ctx.addUser()
+    const { accessToken } = await logIn(email)
+    expect((await ctx.call('DELETE', `${API}/sessions/${'x'.repeat(300)}`, as(accessToken))).json).toEqual({ statusCode: 404, message: 'Session not found', data: null })
+    const malformed = await ctx.call('DELETE', `${API}/sessions/%ZZ`, as(accessToken))
+    // (Elysia cannot decode the escape, so the parameter counts as missing)
+    expect(malformed.json).toEqual({ statusCode: 400, message: 'sessionId is required and must be a string', data: null })
+  })
+})

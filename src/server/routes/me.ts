@@ -34,12 +34,13 @@ export const meRoutes = (deps: Deps) =>
       },
       {
         bearer: true,
-        params: t.Object({ sessionId: t.String({ maxLength: 64 }) }),
+        // (no length rule: an id of any length that is no session of the caller's is a 404)
+        params: t.Object({ sessionId: t.String() }),
         detail: {
           summary: 'End one of my sessions',
           description: "Its refresh cookie stops working, and so does its access token at these endpoints. Another user's session is a 404.",
           security: BEARER,
-          responses: responses({ status: 200, description: 'Ended', data: t.Null() }, [401, 403, 404]),
+          responses: responses({ status: 200, description: 'Ended', data: t.Null() }, [400, 401, 403, 404]),
         },
       },
     )
