@@ -40,6 +40,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     serverKeys: {
       refreshSuccessor: await store.serverSecret('refresh-successor', () => randomToken(32)),
       hmac: await store.serverSecret('hmac', () => randomToken(32)),
+      sealing: await store.serverSecret('sealing', () => randomToken(32)),
     },
     mailQueued: new Signal(),
     events: new Signal<DomainEvent>(),

@@ -75,7 +75,7 @@ describe('authd init', () => {
     const authd = cliRunner(SOURCE_CLI, data)
     const [tenant] = (await authd(['--json', 'tenants', 'list'])).json
     expect(tenant.name).toBe('Acme')
-    const [admin] = (await authd(['--json', 'users', 'list', '--tenant', tenant.tenantId])).json
+    const [admin] = (await authd(['--json', 'users', 'list', '--tenant', tenant.tenantId])).json.items
     expect(admin).toMatchObject({ email: 'boss@acme.example', type: 'admin', firstName: 'Admin', hasPassword: false })
   }, 60_000)
 

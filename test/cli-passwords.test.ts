@@ -76,7 +76,7 @@ describe('authd users set-password', () => {
     })
     expect(ok(await authd(['--json', 'users', 'set-password', user.userId, '--password-stdin'], { stdin: PASSWORD + '\n' }))).toEqual({ userId: user.userId, email: 'newt@example.com' })
     expect((await smtp.waitFor(() => true)).subject).toBe('Acme: your password was changed')
-    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))[0].hasPassword).toBe(true)
+    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items[0].hasPassword).toBe(true)
   })
 
   it('asks for --password-stdin when not on a terminal', async () => {
@@ -107,10 +107,11 @@ describe('authd users import', () => {
       ],
       skipped: [{ email: 'old@example.com', reason: 'already exists' }],
     })
-    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).map((u: any) => [u.email, u.hasPassword])).toEqual([
+    // In creation order: the existing user first, then the file's rows in order.
+    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items.map((u: any) => [u.email, u.hasPassword])).toEqual([
+      ['old@example.com', false],
       ['ada@example.com', true],
       ['grace@example.com', false],
-      ['old@example.com', false],
     ])
   })
 
@@ -121,7 +122,7 @@ describe('authd users import', () => {
       ['ada@example.com', 'admin', true],
       ['grace@example.com', 'user', false],
     ])
-    const users = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))
+    const users = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items
     expect(users[0].lastName).toBe('Lovelace, Countess')
   })
 
@@ -139,7 +140,7 @@ describe('authd users import', () => {
       'authd: nothing imported, 4 invalid row(s): row 2: email must be a valid e-mail address; row 3: Password must be at least 15 characters long; ' +
         'row 4: ok@example.com appears more than once in the file; row 5: unknown field role\n',
     )
-    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))).toEqual([])
+    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))).toEqual({ items: [], nextCursor: null })
   })
 
   it.each([

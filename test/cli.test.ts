@@ -63,10 +63,10 @@ describe('authd CLI', () => {
   it('api-keys create prints the key once; list shows only its prefix; revoke marks it', async () => {
     const tenantId = await setUpTenant()
     const created = ok(await authd(['--json', 'api-keys', 'create', '--tenant', tenantId, '--name', 'web']))
-    expect(created).toEqual({ keyId: expect.any(String), tenantId, name: 'web', key: expect.stringMatching(/^authd_[A-Za-z0-9_-]{43}$/) })
+    expect(created).toEqual({ keyId: expect.any(String), tenantId, name: 'web', scope: 'client', key: expect.stringMatching(/^authd_[A-Za-z0-9_-]{43}$/) })
     const list = await authd(['--json', 'api-keys', 'list', '--tenant', tenantId])
     expect(list.stdout).not.toContain(created.key)
-    expect(list.json).toEqual([{ keyId: created.keyId, tenantId, name: 'web', prefix: created.key.slice(0, 12), createdAt: expect.any(String), revokedAt: null }])
+    expect(list.json).toEqual([{ keyId: created.keyId, tenantId, name: 'web', prefix: created.key.slice(0, 12), scope: 'client', createdAt: expect.any(String), revokedAt: null }])
     expect(ok(await authd(['--json', 'api-keys', 'revoke', created.keyId])).revokedAt).toEqual(expect.any(String))
   })
 
@@ -78,7 +78,7 @@ describe('authd CLI', () => {
       }),
     )
     expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' } })
-    const [listed] = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))
+    const [listed] = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items
     expect(listed).toMatchObject({ ...user, hasPassword: true, disabled: false })
   })
 
@@ -118,7 +118,7 @@ describe('authd CLI', () => {
     const key = ok(await authd(['--json', 'api-keys', 'create', '--tenant', tenantId]))
     const events = ok(await authd(['--json', 'audit', '--since', '1h']))
     expect(events.map((e: any) => e.type)).toEqual(['api_key.created', 'tenant.created'])
-    expect(events[0]).toEqual({ at: expect.any(String), type: 'api_key.created', tenantId, userId: null, ip: null, userAgent: 'authd-cli', detail: { keyId: key.keyId, prefix: key.key.slice(0, 12) } })
+    expect(events[0]).toEqual({ at: expect.any(String), type: 'api_key.created', tenantId, userId: null, ip: null, userAgent: 'authd-cli', apiKeyId: null, detail: { keyId: key.keyId, prefix: key.key.slice(0, 12), scope: 'client' } })
     expect(JSON.stringify(events)).not.toContain(key.key)
     expect(ok(await authd(['--json', 'audit', '--type', 'tenant.*', '--tenant', tenantId])).map((e: any) => e.type)).toEqual(['tenant.created'])
     expect(ok(await authd(['--json', 'audit', '--since', '2999-01-01']))).toEqual([])

@@ -190,7 +190,7 @@ for (const [engine, define, open] of engines) {
     it('issues at most the per-address limit of reset mails when requests race', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
       const second = e.second()
-      const audit = { at: now, type: 'password_reset.requested', tenantId: t.id, userId: u.id, ip: null, userAgent: null, detail: {} }
+      const audit = { at: now, type: 'password_reset.requested', tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: {} }
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
           (i % 2 ? second : e.store).passwordResets.request({ tenantId: t.id, emailKey: 'ek', at: now, historySince: now - 3600_000, allowed: (h) => h.issued === 0, audit, mail: mail(t.id) }),
@@ -250,8 +250,8 @@ for (const [engine, define, open] of engines) {
     }))
 
     it('prunes only rows past retention, in bounded batches', withEngine(async ({ store }) => {
-      for (let i = 0; i < 5; i++) await store.audit.record({ at: now - 10_000 + i, type: 'x', tenantId: null, userId: null, ip: null, userAgent: null, detail: null })
-      await store.audit.record({ at: now, type: 'kept', tenantId: null, userId: null, ip: null, userAgent: null, detail: { a: 1 } })
+      for (let i = 0; i < 5; i++) await store.audit.record({ at: now - 10_000 + i, type: 'x', tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: null })
+      await store.audit.record({ at: now, type: 'kept', tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: { a: 1 } })
       expect(await store.prune('auditEvents', now - 1, 2)).toBe(2)
       expect(await store.prune('auditEvents', now - 1, 10)).toBe(3)
       expect((await store.audit.query({})).map((r) => [r.type, r.detail])).toEqual([['kept', { a: 1 }]])

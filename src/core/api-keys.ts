@@ -3,19 +3,21 @@
 // neither choose nor learn a stored hash's preimage from how long the look-up takes.
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { notFound, unauthorized } from './errors'
+import { adminScopeRequired, badRequest, notFound, unauthorized } from './errors'
 import { randomToken, sha256 } from './secrets'
 import { getTenant, validateName } from './tenants'
-import type { ApiKey, Tenant } from './types'
+import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope, type Tenant } from './types'
 
 const KEY_PREFIX = 'authd_'
 const VISIBLE_PREFIX_LENGTH = KEY_PREFIX.length + 6
 
 export async function createApiKey(
   deps: Pick<Deps, 'store' | 'clock'>,
-  input: { tenantId: string; name?: string },
+  input: { tenantId: string; name?: string; scope?: string },
   actor: Actor = CLI_ACTOR,
 ): Promise<{ apiKey: ApiKey; key: string }> {
+  const scope = (input.scope ?? 'client') as ApiKeyScope
+  if (!API_KEY_SCOPES.includes(scope)) throw badRequest(`scope must be one of ${API_KEY_SCOPES.join(', ')}`)
   await getTenant(deps, input.tenantId)
   const key = KEY_PREFIX + randomToken(32)
   const apiKey: ApiKey = {
@@ -25,18 +27,31 @@ export async function createApiKey(
     prefix: key.slice(0, VISIBLE_PREFIX_LENGTH),
     createdAt: deps.clock.now(),
     revokedAt: null,
+    scope,
   }
   await deps.store.apiKeys.insert(apiKey, sha256(key))
-  await audit(deps, 'api_key.created', actor, { tenantId: apiKey.tenantId, detail: { keyId: apiKey.id, prefix: apiKey.prefix } })
+  await audit(deps, 'api_key.created', actor, { tenantId: apiKey.tenantId, detail: { keyId: apiKey.id, prefix: apiKey.prefix, scope } })
   return { apiKey, key }
 }
 
-/** The tenant an X-API-KEY value selects; 401 for a missing, unknown or revoked key, or a disabled tenant. */
-export async function authenticateApiKey(deps: Pick<Deps, 'store'>, presented: string | undefined | null): Promise<Tenant> {
+/** The key an X-API-KEY value is, and its tenant; 401 for a missing, unknown or revoked key, or a disabled tenant. */
+async function findPresentedKey(deps: Pick<Deps, 'store'>, presented: string | undefined | null): Promise<{ apiKey: ApiKey; tenant: Tenant }> {
   if (!presented || !presented.startsWith(KEY_PREFIX) || presented.length > 128) throw unauthorized()
   const found = await deps.store.apiKeys.findActiveByHash(sha256(presented))
   if (!found || found.tenant.disabledAt !== null) throw unauthorized()
-  return found.tenant
+  return found
+}
+
+/** The tenant an X-API-KEY value selects (a key of either scope: admin includes client). */
+export async function authenticateApiKey(deps: Pick<Deps, 'store'>, presented: string | undefined | null): Promise<Tenant> {
+  return (await findPresentedKey(deps, presented)).tenant
+}
+
+/** The admin API's key check: 401 as for any key, then 403 for a key without the admin scope. */
+export async function authenticateAdminKey(deps: Pick<Deps, 'store'>, presented: string | undefined | null): Promise<{ apiKey: ApiKey; tenant: Tenant }> {
+  const found = await findPresentedKey(deps, presented)
+  if (found.apiKey.scope !== 'admin') throw adminScopeRequired()
+  return found
 }
 
 export async function revokeApiKey(deps: Pick<Deps, 'store' | 'clock'>, keyId: string, actor: Actor = CLI_ACTOR): Promise<ApiKey> {

@@ -1,12 +1,26 @@
 // The audit log of security events: who (tenant, user), from where (IP, user agent), when,
 // what. Never a secret: no password, OTP, token or key, and e-mail addresses only masked.
 import type { Deps } from './deps'
+import { badRequest, notFound } from './errors'
+import type { AuditQuery } from './store'
+import type { AuditEvent } from './types'
 
 /** Who caused an event: a client of the HTTP API, or an admin at the CLI. */
 export interface Actor {
   ip: string | null
   userAgent: string | null
+  /** Set when the admin API acts: the id of the admin-scoped API key. */
+  apiKeyId?: string
+  /** Set when the admin API acts: the key's tenant. Such an actor sees and changes nothing
+   *  outside it: another tenant's ids are answered as unknown ones (404). */
+  tenantId?: string
 }
+
+/** The admin API's actor: the caller's address, the key that authorised the call, its tenant. */
+export const adminActor = (client: Actor, apiKey: { id: string; tenantId: string }): Actor => ({ ...client, apiKeyId: apiKey.id, tenantId: apiKey.tenantId })
+
+/** Whether the actor may see this tenant's rows. */
+export const actorSees = (actor: Actor, tenantId: string) => actor.tenantId === undefined || actor.tenantId === tenantId
 
 export const CLI_ACTOR: Actor = { ip: null, userAgent: 'authd-cli' }
 
@@ -29,6 +43,12 @@ export type AuditType =
   | 'user.invited'
   | 'user.disabled'
   | 'user.enabled'
+  | 'user.updated'
+  | 'user.deleted'
+  | 'user.viewed'
+  | 'users.listed'
+  | 'sessions.listed'
+  | 'audit.read'
   | 'users.imported'
   | 'sessions.revoked'
   | 'session.ended'
@@ -63,6 +83,7 @@ export function auditEvent(
     userId: fields.userId ?? null,
     ip: actor.ip,
     userAgent: actor.userAgent?.slice(0, 256) ?? null,
+    apiKeyId: actor.apiKeyId ?? null,
     detail: fields.detail ?? null,
   }
 }
@@ -74,4 +95,29 @@ export async function audit(
   fields: { tenantId?: string | null; userId?: string | null; detail?: Record<string, unknown> } = {},
 ): Promise<void> {
   await deps.store.audit.record(auditEvent(deps, type, actor, fields))
+}
+
+/** An audit event as `authd audit` and the admin API show it. */
+export type AuditView = Omit<AuditEvent, 'at'> & { at: string }
+
+export const toAuditView = ({ at, ...event }: AuditEvent): AuditView => ({ at: new Date(at).toISOString(), ...event })
+
+const MAX_AUDIT_LIMIT = 1000
+
+/** The audit log, newest first. An admin API key reads only its tenant's events. */
+export async function readAudit(deps: Pick<Deps, 'store' | 'clock'>, query: AuditQuery, actor: Actor = CLI_ACTOR): Promise<AuditView[]> {
+  const limit = query.limit ?? 100
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_AUDIT_LIMIT}`)
+  const filter = { ...query, limit }
+  if (actor.tenantId !== undefined) {
+    if (query.tenantId !== undefined && query.tenantId !== actor.tenantId) throw notFound(`Tenant not found: ${query.tenantId}`)
+    filter.tenantId = actor.tenantId
+    // A live user of another tenant is as unknown here as everywhere else; a deleted user's id
+    // still finds its (own tenant's) events.
+    const user = query.userId === undefined ? null : await deps.store.users.get(query.userId)
+    if (user && user.tenantId !== actor.tenantId) throw notFound(`User not found: ${query.userId}`)
+  }
+  const events = await deps.store.audit.query(filter)
+  await audit(deps, 'audit.read', actor, { tenantId: filter.tenantId ?? null, detail: { count: events.length } })
+  return events.map(({ id: _, ...event }) => toAuditView(event))
 }

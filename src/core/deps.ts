@@ -20,6 +20,8 @@ export interface Deps {
     refreshSuccessor: string
     /** Keys OTP hashes, and the hashed keys of password-reset requests and limit counters. */
     hmac: string
+    /** Encrypts what must be stored yet read back (seal() in secrets.ts). */
+    sealing: string
   }
   limitRules: LimitRules
   /** Refused requests, counted and written in aggregate (see refusals.ts). */

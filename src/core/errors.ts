@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'tenant_disabled'
   | 'cross_site'
   | 'tenant_user_password'
+  | 'admin_scope_required'
+  | 'idempotency_conflict'
   | 'not_found'
   | 'conflict'
   | 'password_exists'
@@ -46,8 +48,10 @@ export const tenantDisabled = () => new AppError(403, 'tenant_disabled', 'Tenant
 export const crossSiteRefused = () => new AppError(403, 'cross_site', 'Cross-site request refused')
 export const tenantUserCannotSetUpPassword = () => new AppError(403, 'tenant_user_password', 'Tenant users cannot set up passwords')
 /** The HTTP API always says 'Resource not found'; the CLI names what it looked for. */
+export const adminScopeRequired = () => new AppError(403, 'admin_scope_required', 'API key lacks the admin scope')
 export const notFound = (message = 'Resource not found') => new AppError(404, 'not_found', message)
 export const conflict = (message: string) => new AppError(409, 'conflict', message)
+export const idempotencyConflict = (message: string) => new AppError(409, 'idempotency_conflict', message)
 export const alreadyHasPassword = () => new AppError(409, 'password_exists', 'User already has a password')
 export const payloadTooLarge = () => new AppError(413, 'payload_too_large', 'Payload too large')
 export const tooManyRequests = (retryAfterMs: number) => new AppError(429, 'rate_limited', 'Too many requests', Math.max(1, Math.ceil(retryAfterMs / 1000)))

@@ -38,6 +38,7 @@ export class RefusalTally {
         type,
         tenantId: overflow ? null : fields.tenantId,
         userId: null,
+        apiKeyId: null,
         ip: overflow ? null : actor.ip,
         userAgent: overflow ? null : (actor.userAgent?.slice(0, 256) ?? null),
         detail: overflow ? { subjects: 'more than one' } : fields.detail,

@@ -26,6 +26,8 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     // Counters idle this long block nothing any more: windows last at most a day (back-off
     // runs), and a back-off blocks at most its cap after the latest failure.
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),
+    // An Idempotency-Key answers retries for 24 hours (core/idempotency.ts).
+    idempotencyKeys: DAY,
   }
 }
 

@@ -11,6 +11,7 @@ import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
+import { listSessions, type SessionView } from './signed-in-user'
 import type { SessionOrigin } from './store'
 import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
@@ -153,8 +154,16 @@ export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: str
 }
 
 /** Ends every session of the user (CLI `sessions revoke`, password change). */
+/** A user's live sessions, as an administrator sees them (the admin API and `authd sessions list`). */
+export async function listUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<SessionView[]> {
+  const user = await getUser(deps, userId, actor)
+  const sessions = await listSessions(deps, userId)
+  await audit(deps, 'sessions.listed', actor, { tenantId: user.tenantId, userId, detail: { count: sessions.length } })
+  return sessions
+}
+
 export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<number> {
-  const user = await getUser(deps, userId)
+  const user = await getUser(deps, userId, actor)
   const revoked = await deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), 'admin')
   await audit(deps, 'sessions.revoked', actor, { tenantId: user.tenantId, userId, detail: { revoked } })
   return revoked

@@ -19,20 +19,16 @@ export function newSetupToken(deps: Pick<Deps, 'config'>, userId: string, now: n
   return { token, record }
 }
 
-/** `authd users invite`: a new setup token (earlier ones stop working), e-mailed and returned. */
-export async function inviteUser(
-  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'mailQueued'>,
-  userId: string,
-  actor: Actor = CLI_ACTOR,
-): Promise<{ user: User; tenant: Tenant; setupToken: string; expiresAt: number; mailId: string }> {
-  const user = await getUser(deps, userId)
-  if (user.type === 'tenant') throw badRequest('Tenant users never get a setup token: they cannot have a password')
-  if (user.passwordHash !== null) throw alreadyHasPassword()
-  if (user.disabledAt !== null) throw userDisabled()
-  const tenant = await getTenant(deps, user.tenantId)
-  const now = deps.clock.now()
-  const { token, record } = newSetupToken(deps, user.id, now)
-  const mail = newOutboxMessage({
+/** What inviting answers (the admin API and `authd users invite`). */
+export const toInvitationView = (invited: { user: User; setupToken: string; expiresAt: number }) => ({
+  userId: invited.user.id,
+  setupToken: invited.setupToken,
+  expiresAt: new Date(invited.expiresAt).toISOString(),
+})
+
+/** The mail that hands a user their setup token. */
+export function invitationMessage(deps: Pick<Deps, 'config'>, tenant: Tenant, user: User, token: string, record: SetupToken, now: number) {
+  return newOutboxMessage({
     tenantId: tenant.id,
     kind: 'invitation',
     recipient: user.email,
@@ -40,6 +36,22 @@ export async function inviteUser(
     now,
     secretExpiresAt: record.expiresAt,
   })
+}
+
+/** `authd users invite`: a new setup token (earlier ones stop working), e-mailed and returned. */
+export async function inviteUser(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'mailQueued'>,
+  userId: string,
+  actor: Actor = CLI_ACTOR,
+): Promise<{ user: User; tenant: Tenant; setupToken: string; expiresAt: number; mailId: string }> {
+  const user = await getUser(deps, userId, actor)
+  if (user.type === 'tenant') throw badRequest('Tenant users never get a setup token: they cannot have a password')
+  if (user.passwordHash !== null) throw alreadyHasPassword()
+  if (user.disabledAt !== null) throw userDisabled()
+  const tenant = await getTenant(deps, user.tenantId)
+  const now = deps.clock.now()
+  const { token, record } = newSetupToken(deps, user.id, now)
+  const mail = invitationMessage(deps, tenant, user, token, record, now)
   await deps.store.setupTokens.replace(record, mail)
   deps.mailQueued.notify()
   await audit(deps, 'user.invited', actor, { tenantId: tenant.id, userId: user.id })

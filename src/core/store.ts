@@ -25,11 +25,22 @@ export interface ApiKeyStore {
 }
 
 export interface UserStore {
-  /** Inserts the user (and its setup token); false when the e-mail is taken in the tenant. */
-  insert(user: User, setupToken?: SetupToken): Promise<boolean>
+  /** Inserts the user (and its setup token, and the invitation carrying it) in one
+   *  transaction; false when the e-mail is taken in the tenant. */
+  insert(user: User, setupToken?: SetupToken, invitation?: OutboxMessage): Promise<boolean>
   get(id: string): Promise<User | null>
   findByEmail(tenantId: string, email: string): Promise<User | null>
   list(tenantId: string): Promise<User[]>
+  /** A keyset page of a tenant's users in id order (ids are UUIDv7: creation order), after `afterId`. */
+  page(tenantId: string, options: { email?: string; afterId?: string; limit: number }): Promise<User[]>
+  /** Changes names or type; the user after it, null if there is none. */
+  update(id: string, changes: Partial<Pick<User, 'firstName' | 'lastName' | 'type'>>, now: number): Promise<User | null>
+  /**
+   * Erases the user in one transaction: the user row, sessions, OTPs, setup tokens, outbox
+   * messages to their address and idempotent answers that name them; audit rows keep only the
+   * user id (their IP, user agent and detail are cleared). False if there was no such user.
+   */
+  erase(user: Pick<User, 'id' | 'tenantId' | 'email'>): Promise<boolean>
   /** Disabling also ends every session of the user and spends their OTPs and setup tokens,
    *  in the same transaction. */
   setDisabledAt(id: string, disabledAt: number | null, now: number): Promise<User | null>
@@ -193,8 +204,32 @@ export interface AuditStore {
   query(filter: AuditQuery): Promise<Array<AuditEvent & { id: number }>>
 }
 
+/** An Idempotency-Key's first answer (core/idempotency.ts). */
+export interface IdempotencyRecord {
+  tenantId: string
+  key: string
+  requestHash: string
+  userId: string | null
+  /** Null while the first request runs. */
+  statusCode: number | null
+  sealedResponse: string | null
+  createdAt: number
+}
+
+export interface IdempotencyStore {
+  /**
+   * Claims the key for a request: null when it was free, else the record that holds it. A
+   * record created before `staleBefore`, or still unanswered since before `abandonedBefore`
+   * (its process died), is replaced.
+   */
+  claim(record: Pick<IdempotencyRecord, 'tenantId' | 'key' | 'requestHash' | 'createdAt'>, expiry: { staleBefore: number; abandonedBefore: number }): Promise<IdempotencyRecord | null>
+  complete(tenantId: string, key: string, answer: { userId: string | null; statusCode: number; sealedResponse: string }): Promise<void>
+  /** Frees a claimed key whose request failed, so that a retry runs it again. */
+  release(tenantId: string, key: string): Promise<void>
+}
+
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys'
 
 export interface Store {
   tenants: TenantStore
@@ -207,6 +242,7 @@ export interface Store {
   outbox: OutboxStore
   limits: LimitStore
   audit: AuditStore
+  idempotency: IdempotencyStore
   /**
    * Deletes at most `limit` rows of one kind that ended before `before` (for limit counters:
    * untouched since then); returns how many.

@@ -24,7 +24,12 @@ export interface ApiKey {
   prefix: string
   createdAt: number
   revokedAt: number | null
+  scope: ApiKeyScope
 }
+
+/** `client`: the auth API. `admin`: also the management API of the key's tenant. */
+export const API_KEY_SCOPES = ['client', 'admin'] as const
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number]
 
 export interface User {
   id: string
@@ -133,5 +138,7 @@ export interface AuditEvent {
   userId: string | null
   ip: string | null
   userAgent: string | null
+  /** The admin API key behind the call, for events of the admin API. */
+  apiKeyId: string | null
   detail: Record<string, unknown> | null
 }

@@ -1,9 +1,9 @@
-import { audit, CLI_ACTOR, type Actor } from './audit'
+import { actorSees, audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
 import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
-import { newSetupToken } from './setup-password'
+import { invitationMessage, newSetupToken } from './setup-password'
 import { getTenant, validateName } from './tenants'
 import { USER_TYPES, type SetupToken, type Tenant, type User, type UserType } from './types'
 
@@ -43,6 +43,33 @@ export function normaliseEmail(raw: unknown): string {
   return email
 }
 
+/** A user as an administrator sees it (the admin API and the CLI print this same shape). */
+export interface UserView extends PublicUser {
+  hasPassword: boolean
+  disabled: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export function toUserView(user: User, tenant: Tenant): UserView {
+  return {
+    ...toPublicUser(user, tenant),
+    hasPassword: user.passwordHash !== null,
+    disabled: user.disabledAt !== null,
+    createdAt: new Date(user.createdAt).toISOString(),
+    updatedAt: new Date(user.updatedAt).toISOString(),
+  }
+}
+
+/** What creating a user answers: the User, plus the setup token when one was issued and not mailed. */
+export type CreatedUserView = PublicUser & { setupToken?: string; setupTokenExpiresAt?: string }
+
+export function toCreatedUserView(created: CreatedUser): CreatedUserView {
+  const user = toPublicUser(created.user, created.tenant)
+  const setup = created.setupToken
+  return setup ? { ...user, setupToken: setup.token, setupTokenExpiresAt: new Date(setup.expiresAt).toISOString() } : user
+}
+
 export interface NewUser {
   tenantId: string
   email: string
@@ -50,12 +77,14 @@ export interface NewUser {
   lastName: string
   type?: string
   password?: string
+  /** Mail the setup token (an invitation) instead of returning it. */
+  invite?: boolean
 }
 
 export interface CreatedUser {
   user: User
   tenant: Tenant
-  /** Issued when the user has no password and is not a `tenant` account. */
+  /** Issued when the user has no password, is not a `tenant` account and was not invited by mail. */
   setupToken?: { token: string; expiresAt: number }
 }
 
@@ -91,12 +120,105 @@ export async function prepareUser(
 
 export const emailTaken = (email: string) => conflict(`A user with e-mail ${email} already exists in this tenant`)
 
-export async function createUser(deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher'>, input: NewUser, actor: Actor = CLI_ACTOR): Promise<CreatedUser> {
+export async function createUser(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'mailQueued'>,
+  input: NewUser,
+  actor: Actor = CLI_ACTOR,
+): Promise<CreatedUser> {
+  if (!actorSees(actor, input.tenantId)) throw notFound(`Tenant not found: ${input.tenantId}`)
   const tenant = await getTenant(deps, input.tenantId)
   const { user, setupToken } = await prepareUser(deps, tenant, input)
-  if (!(await deps.store.users.insert(user, setupToken?.record))) throw emailTaken(user.email)
-  await audit(deps, 'user.created', actor, { tenantId: tenant.id, userId: user.id, detail: { type: user.type, withPassword: user.passwordHash !== null } })
-  return { user, tenant, setupToken: setupToken && { token: setupToken.token, expiresAt: setupToken.record.expiresAt } }
+  if (input.invite && !setupToken) {
+    throw badRequest(user.type === 'tenant' ? 'Tenant users cannot be invited: they cannot have a password' : 'invite and password exclude each other')
+  }
+  const invitation = input.invite && setupToken ? invitationMessage(deps, tenant, user, setupToken.token, setupToken.record, user.createdAt) : undefined
+  if (!(await deps.store.users.insert(user, setupToken?.record, invitation))) throw emailTaken(user.email)
+  if (invitation) deps.mailQueued.notify()
+  await audit(deps, 'user.created', actor, { tenantId: tenant.id, userId: user.id, detail: { type: user.type, withPassword: user.passwordHash !== null, invited: invitation !== undefined } })
+  return { user, tenant, setupToken: setupToken && !invitation ? { token: setupToken.token, expiresAt: setupToken.record.expiresAt } : undefined }
+}
+
+const MAX_PAGE = 100
+
+/** Opaque to clients: the last id of the page, base64url. */
+const encodeCursor = (lastId: string) => Buffer.from(lastId).toString('base64url')
+function decodeCursor(cursor: string): string {
+  const id = /^[A-Za-z0-9_-]{1,100}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : ''
+  if (!/^[0-9a-f-]{36}$/.test(id)) throw badRequest('cursor is not one this server returned')
+  return id
+}
+
+export interface UserPage {
+  items: UserView[]
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null
+}
+
+/** A tenant's users in creation order, a keyset page at a time (stable while users are added). */
+export async function listUsers(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  tenantId: string,
+  query: { email?: string; cursor?: string; limit?: number },
+  actor: Actor = CLI_ACTOR,
+): Promise<UserPage> {
+  if (!actorSees(actor, tenantId)) throw notFound(`Tenant not found: ${tenantId}`)
+  const limit = query.limit ?? 50
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE}`)
+  const email = query.email === undefined ? undefined : normaliseEmail(query.email)
+  const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const tenant = await getTenant(deps, tenantId)
+  // One more than asked tells whether there is a next page without a count.
+  const rows = await deps.store.users.page(tenantId, { email, afterId, limit: limit + 1 })
+  const items = rows.slice(0, limit)
+  await audit(deps, 'users.listed', actor, { tenantId, detail: { count: items.length } })
+  return { items: items.map((u) => toUserView(u, tenant)), nextCursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null }
+}
+
+/** One user, as an administrator sees it; audited as a read. */
+export async function viewUser(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<UserView> {
+  const user = await getUser(deps, userId, actor)
+  await audit(deps, 'user.viewed', actor, { tenantId: user.tenantId, userId })
+  return toUserView(user, await getTenant(deps, user.tenantId))
+}
+
+export interface UserChanges {
+  firstName?: string
+  lastName?: string
+  type?: string
+  disabled?: boolean
+}
+
+/** Names and type, and disabling (which ends every session, as setUserDisabled does). */
+export async function updateUser(deps: Pick<Deps, 'store' | 'clock'>, userId: string, changes: UserChanges, actor: Actor = CLI_ACTOR): Promise<UserView> {
+  let user = await getUser(deps, userId, actor)
+  const fields: Partial<Pick<User, 'firstName' | 'lastName' | 'type'>> = {}
+  if (changes.firstName !== undefined) fields.firstName = validateName('firstName', changes.firstName)
+  if (changes.lastName !== undefined) fields.lastName = validateName('lastName', changes.lastName)
+  if (changes.type !== undefined) {
+    const type = changes.type as UserType
+    if (!USER_TYPES.includes(type)) throw badRequest(`type must be one of ${USER_TYPES.join(', ')}`)
+    if (type === 'tenant' && user.passwordHash !== null) throw badRequest('Tenant users cannot have a password')
+    fields.type = type
+  }
+  if (Object.keys(fields).length === 0 && changes.disabled === undefined) throw badRequest('Nothing to change: give firstName, lastName, type or disabled')
+  if (Object.keys(fields).length > 0) {
+    user = (await deps.store.users.update(userId, fields, deps.clock.now())) ?? notFoundUser(userId)
+    await audit(deps, 'user.updated', actor, { tenantId: user.tenantId, userId, detail: { fields: Object.keys(fields) } })
+  }
+  if (changes.disabled !== undefined && changes.disabled !== (user.disabledAt !== null)) user = await setUserDisabled(deps, userId, changes.disabled, actor)
+  return toUserView(user, await getTenant(deps, user.tenantId))
+}
+
+/**
+ * Deletes the user and erases their personal data: address, names, password hash, sessions
+ * with their IPs and user agents, OTPs, setup tokens, outbox mail to them. Audit rows stay,
+ * reduced to the user id, so an investigation still sees that something happened.
+ */
+export async function deleteUser(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<{ userId: string }> {
+  const user = await getUser(deps, userId, actor)
+  if (!(await deps.store.users.erase(user))) notFoundUser(userId)
+  await audit(deps, 'user.deleted', actor, { tenantId: user.tenantId, userId })
+  return { userId }
 }
 
 /** `authd users set-password`: the policy applies; every session ends and the user is told. */
@@ -117,13 +239,19 @@ export async function setUserPassword(
   return { ...user, passwordHash, updatedAt: now }
 }
 
-export async function getUser(deps: Pick<Deps, 'store'>, userId: string): Promise<User> {
+const notFoundUser = (userId: string): never => {
+  throw notFound(`User not found: ${userId}`)
+}
+
+/** The user, if the actor may see it: another tenant's user is as unknown as a missing one. */
+export async function getUser(deps: Pick<Deps, 'store'>, userId: string, actor?: Actor): Promise<User> {
   const user = await deps.store.users.get(userId)
-  if (!user) throw notFound(`User not found: ${userId}`)
+  if (!user || (actor && !actorSees(actor, user.tenantId))) return notFoundUser(userId)
   return user
 }
 
 export async function setUserDisabled(deps: Pick<Deps, 'store' | 'clock'>, userId: string, disabled: boolean, actor: Actor = CLI_ACTOR): Promise<User> {
+  await getUser(deps, userId, actor)
   const now = deps.clock.now()
   // Disabling ends the user's sessions now, not when their refresh tokens would have, and
   // spends every OTP and setup token mailed before it.

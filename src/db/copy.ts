@@ -27,6 +27,7 @@ const TABLES = [
   'serverSecrets',
   'limitCounters',
   'auditEvents',
+  'idempotencyKeys',
 ] as const
 type TableName = (typeof TABLES)[number]
 

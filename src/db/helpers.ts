@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { OutboxMessage } from '../core/types'
 import type { Db } from './client'
 import { groupCommitOf } from './group-commit'
-import { mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
+import { auditEvents, idempotencyKeys, mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
 /** Runs `fn` (synchronous) as one transaction, committed with the others of its turn of the
  *  event loop (group-commit.ts); resolves once it is durable. The batch's BEGIN IMMEDIATE
@@ -48,4 +48,16 @@ export function replacePasswordInTransaction(db: Db, input: { userId: string; pa
   spendOutstandingSecrets(db, { userId }, now)
   revokeSessionsOf(db, { userId }, now, reason)
   db.insert(mailOutbox).values(notice).run()
+}
+
+/** Inside the caller's transaction: the erasure of UserStore.erase (see core/store.ts). */
+export function eraseUserInTransaction(db: Db, user: { id: string; tenantId: string; email: string }): boolean {
+  // Sessions (and their tokens, which keep IPs and user agents) go with the families.
+  db.delete(refreshFamilies).where(eq(refreshFamilies.userId, user.id)).run()
+  db.delete(passwordResetOtps).where(eq(passwordResetOtps.userId, user.id)).run()
+  db.delete(setupTokens).where(eq(setupTokens.userId, user.id)).run()
+  db.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, user.tenantId), eq(mailOutbox.recipient, user.email))).run()
+  db.delete(idempotencyKeys).where(eq(idempotencyKeys.userId, user.id)).run()
+  db.update(auditEvents).set({ ip: null, userAgent: null, detail: null }).where(eq(auditEvents.userId, user.id)).run()
+  return changesOf(db.delete(users).where(eq(users.id, user.id)).run()) === 1
 }

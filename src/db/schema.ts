@@ -1,7 +1,7 @@
 // The SQLite schema. Timestamps are integer milliseconds since the epoch; secrets are
 // stored only as hashes (see src/core/secrets.ts). Migrations are generated from this file
 // by drizzle-kit (`npm run db:generate`).
-import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const tenants = sqliteTable(
   'tenants',
@@ -26,6 +26,8 @@ export const apiKeys = sqliteTable(
     keyHash: text('key_hash').notNull(),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** `client` (the auth API) or `admin` (also the management API of its tenant). */
+    scope: text('scope', { enum: ['client', 'admin'] }).notNull().default('client'),
   },
   (t) => [uniqueIndex('api_keys_key_hash_idx').on(t.keyHash), index('api_keys_tenant_idx').on(t.tenantId)],
 )
@@ -44,7 +46,8 @@ export const users = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     disabledAt: integer('disabled_at'),
   },
-  (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email)],
+  // (tenant_id, id): the admin API's keyset pages (ids are UUIDv7, so creation order).
+  (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email), index('users_tenant_id_idx').on(t.tenantId, t.id)],
 )
 
 // No foreign key on user_id: a token whose user was deleted must still be found, so the
@@ -203,8 +206,29 @@ export const auditEvents = sqliteTable(
     userId: text('user_id'),
     ip: text('ip'),
     userAgent: text('user_agent'),
+    /** The admin API key that made the call, for events of the admin API. */
+    apiKeyId: text('api_key_id'),
     /** JSON object with event-specific fields (e.g. a masked e-mail, a key id, a retry-after). */
     detail: text('detail'),
   },
   (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_tenant_idx').on(t.tenantId, t.at), index('audit_events_user_idx').on(t.userId, t.at)],
+)
+
+// Idempotency-Key of the admin API's POST /users: the first answer, kept 24 hours, so a
+// retried create returns it. The answer can hold a setup token, so it is stored sealed
+// (AES-256-GCM under a server key, core/secrets.ts), never in clear.
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    tenantId: text('tenant_id').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of the request's method, path and body: the same key with another request is a 409. */
+    requestHash: text('request_hash').notNull(),
+    /** The user the request created (erased with the user); null while it runs. */
+    userId: text('user_id'),
+    statusCode: integer('status_code'),
+    sealedResponse: text('sealed_response'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 )

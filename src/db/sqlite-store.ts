@@ -6,13 +6,14 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'd
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
-import { changesOf, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
+import { changesOf, eraseUserInTransaction, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { migrationStatus } from './migrate'
 import { createAuditStore, createLimitStore } from './limit-audit-stores'
+import { createIdempotencyStore } from './idempotency-store'
 import { createOutboxStore } from './outbox-store'
 import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
-import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
 
@@ -131,11 +132,12 @@ export function createSqliteStore(db: Db): Store {
     },
 
     users: {
-      async insert(user: User, setupToken) {
+      async insert(user: User, setupToken, invitation) {
         try {
           await immediate(() => {
             db.insert(users).values(user).run()
             if (setupToken) db.insert(setupTokens).values(setupToken).run()
+            if (invitation) db.insert(mailOutbox).values(invitation).run()
           })
           return true
         } catch (error) {
@@ -151,6 +153,25 @@ export function createSqliteStore(db: Db): Store {
       },
       async list(tenantId) {
         return db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)).all()
+      },
+      async page(tenantId, { email, afterId, limit }) {
+        return db
+          .select()
+          .from(users)
+          .where(and(eq(users.tenantId, tenantId), email === undefined ? undefined : eq(users.email, email), afterId === undefined ? undefined : gt(users.id, afterId)))
+          .orderBy(asc(users.id))
+          .limit(limit)
+          .all()
+      },
+      async update(id, changes, now) {
+        return immediate(() => db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null)
+      },
+      async erase(user) {
+        const erased = await immediate(() => eraseUserInTransaction(db, user))
+        // secure_delete zeroes the freed cells; the WAL still holds the pages as they were
+        // (see outbox-store.ts purgeErased): copy it into the database and empty it.
+        if (erased) db.$client.run('PRAGMA wal_checkpoint(TRUNCATE)')
+        return erased
       },
       async setDisabledAt(id, disabledAt, now) {
         return immediate(() => {
@@ -273,6 +294,7 @@ export function createSqliteStore(db: Db): Store {
     outbox: createOutboxStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),
+    idempotency: createIdempotencyStore(db),
     prune: createPrune(db),
 
     async serverSecret(name, create) {

@@ -21,6 +21,7 @@ import { jwksRoute } from './routes/jwks'
 import { loginRoute } from './routes/login'
 import { logoutRoute } from './routes/logout'
 import { meRoutes } from './routes/me'
+import { adminRoutes } from './routes/admin'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 
@@ -54,6 +55,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(jwksRoute(deps))
         .use(docsRoutes()),
     )
+    .use(adminRoutes(deps))
 }
 
 /** Said once per process, in the log and in the audit log (where `authd doctor` finds it). */

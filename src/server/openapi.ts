@@ -26,15 +26,47 @@ const SessionView = t.Object({
   current: t.Boolean({ description: 'The session of the access token that asked' }),
 })
 
+const UserView = t.Composite([
+  User,
+  t.Object({
+    hasPassword: t.Boolean(),
+    disabled: t.Boolean(),
+    createdAt: t.String({ format: 'date-time' }),
+    updatedAt: t.String({ format: 'date-time' }),
+  }),
+])
+const CreatedUser = t.Composite([
+  User,
+  t.Object({
+    setupToken: t.Optional(t.String({ description: 'Only for a user created without password or invite: hand it to the user for POST /setup-password' })),
+    setupTokenExpiresAt: t.Optional(t.String({ format: 'date-time' })),
+  }),
+])
+const UserPage = t.Object({
+  items: t.Array(UserView),
+  nextCursor: t.Union([t.String(), t.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
+})
+const Invitation = t.Object({ userId: t.String({ format: 'uuid' }), setupToken: t.String(), expiresAt: t.String({ format: 'date-time' }) })
+const AuditView = t.Object({
+  at: t.String({ format: 'date-time' }),
+  type: t.String(),
+  tenantId: t.Union([t.String(), t.Null()]),
+  userId: t.Union([t.String(), t.Null()]),
+  ip: t.Union([t.String(), t.Null()]),
+  userAgent: t.Union([t.String(), t.Null()]),
+  apiKeyId: t.Union([t.String(), t.Null()], { description: 'The admin API key that made the call' }),
+  detail: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
+})
+
 const envelope = (status: number, data: TSchema) =>
   t.Object({ statusCode: t.Literal(status), message: t.String(), data }, { additionalProperties: false })
 
 const ERRORS: Record<number, string> = {
   400: 'Malformed request, invalid e-mail, weak password (the message names the rule), or an invalid or expired OTP',
   401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token (for a bearer token: or its session ended)',
-  403: 'A disabled user or tenant, a tenant user at setup-password, or a refused cross-site request',
-  404: 'Unknown route, a setup token whose user no longer exists, or a session that is not the caller\'s',
-  409: 'The user already has a password',
+  403: 'A disabled user or tenant, a tenant user at setup-password, a refused cross-site request, or (admin API) an API key without the admin scope',
+  404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user that is not in the key's tenant",
+  409: 'The user already has a password, the e-mail is taken in the tenant, or the Idempotency-Key was used for another request or is still running',
   413: 'Body over 16 KiB',
   429: 'A rate limit or login back-off; see Retry-After',
   503: 'Overloaded (password hashing) or the database is unavailable; see Retry-After',
@@ -49,11 +81,12 @@ export function responses(success: { status: number; description: string; data: 
   }
 }
 
-export const schemas = { User, Session, SessionView }
+export const schemas = { User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView }
 
 export const API_KEY = [{ apiKey: [] }]
 export const REFRESH_COOKIE = [{ refreshCookie: [] }]
 export const BEARER = [{ accessToken: [] }]
+export const ADMIN_KEY = [{ adminKey: [] }]
 
 export const openapiDocument = (version: string) =>
   openapi({
@@ -70,6 +103,7 @@ export const openapiDocument = (version: string) =>
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Selects the tenant.' },
+          adminKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An API key with the admin scope (authd api-keys create --scope admin): the management API of its tenant.' },
           refreshCookie: { type: 'apiKey', in: 'cookie', name: 'refreshToken', description: 'HttpOnly; Secure; SameSite=None; Path=/api/v1/auth' },
           setupToken: { type: 'http', scheme: 'bearer', description: 'A setup token issued by authd users create / invite.' },
           accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An access token from login or refresh; its session must still be live." },

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
+import { createApiKey } from '../../src/core/api-keys'
 import { createUser } from '../../src/core/users'
 import { createTestContext, loginFor, PASSWORD, type CallResult, type TestContext } from '../helpers'
 
@@ -34,6 +35,11 @@ describe('GET /api/v1/auth/openapi.json', () => {
     const result = await new Validator().validate(doc)
     expect(result).toEqual({ valid: true })
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/admin/audit',
+      '/api/v1/admin/users',
+      '/api/v1/admin/users/{userId}',
+      '/api/v1/admin/users/{userId}/invite',
+      '/api/v1/admin/users/{userId}/sessions',
       '/api/v1/auth/change-password',
       '/api/v1/auth/forgot-password/{email}',
       '/api/v1/auth/login',
@@ -47,7 +53,7 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/healthz',
       '/readyz',
     ])
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'apiKey', 'refreshCookie', 'setupToken'])
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'adminKey', 'apiKey', 'refreshCookie', 'setupToken'])
     expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
   })
 
@@ -100,5 +106,33 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/auth/logout-all', 'post', await ctx.call('POST', '/api/v1/auth/logout-all', bearer))
 
     conforms('/api/v1/auth/logout', 'post', await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${refreshed.refreshCookie}`, apiKey: null }))
+  })
+
+  it('describes the real responses of the admin API, success and errors', async () => {
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    const admin = (method: string, path: string, init: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}) =>
+      ctx.call(method, `/api/v1/admin${path}`, { body: init.body, headers: init.headers, apiKey: init.key === undefined ? adminKey : init.key })
+    const body = { email: 'made@example.com', firstName: 'M', lastName: 'A' }
+    const created = await admin('POST', '/users', { body, headers: { 'idempotency-key': 'one' } })
+    conforms('/api/v1/admin/users', 'post', created)
+    conforms('/api/v1/admin/users', 'post', await admin('POST', '/users', { body, headers: { 'idempotency-key': 'one' } }))
+    conforms('/api/v1/admin/users', 'post', await admin('POST', '/users', { body }))
+    conforms('/api/v1/admin/users', 'post', await admin('POST', '/users', { body: { ...body, email: 'x' } }))
+    conforms('/api/v1/admin/users', 'post', await admin('POST', '/users', { body, key: ctx.apiKey }))
+    conforms('/api/v1/admin/users', 'post', await admin('POST', '/users', { body, key: null }))
+    conforms('/api/v1/admin/users', 'get', await admin('GET', '/users?limit=1'))
+    conforms('/api/v1/admin/users', 'get', await admin('GET', '/users?limit=0'))
+    const userId = created.json.data.userId
+    conforms('/api/v1/admin/users/{userId}', 'get', await admin('GET', `/users/${userId}`))
+    conforms('/api/v1/admin/users/{userId}', 'get', await admin('GET', '/users/nobody'))
+    conforms('/api/v1/admin/users/{userId}', 'patch', await admin('PATCH', `/users/${userId}`, { body: { lastName: 'B' } }))
+    conforms('/api/v1/admin/users/{userId}', 'patch', await admin('PATCH', `/users/${userId}`, { body: {} }))
+    conforms('/api/v1/admin/users/{userId}/invite', 'post', await admin('POST', `/users/${userId}/invite`))
+    conforms('/api/v1/admin/users/{userId}/sessions', 'get', await admin('GET', `/users/${userId}/sessions`))
+    conforms('/api/v1/admin/users/{userId}/sessions', 'delete', await admin('DELETE', `/users/${userId}/sessions`))
+    conforms('/api/v1/admin/audit', 'get', await admin('GET', '/audit?limit=5'))
+    conforms('/api/v1/admin/audit', 'get', await admin('GET', '/audit?since=never'))
+    conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
+    conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
   })
 })

@@ -44,7 +44,7 @@ describe('e-mail addresses with control characters, NUL, commas or header syntax
       writeFileSync(file, JSON.stringify([{ email: 'ada\u0000@example.com', firstName: 'Ada', lastName: 'L' }, { email: 'a@x.io,b@y.io', firstName: 'B', lastName: 'C' }]))
       const r = await authd(['users', 'import', '--tenant', tenantId, file])
       expect(r.stderr).toBe('authd: nothing imported, 2 invalid row(s): row 1: email must be a valid e-mail address; row 2: email must be a valid e-mail address\n')
-      expect((await authd(['--json', 'users', 'list', '--tenant', tenantId])).json).toEqual([])
+      expect((await authd(['--json', 'users', 'list', '--tenant', tenantId])).json).toEqual({ items: [], nextCursor: null })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

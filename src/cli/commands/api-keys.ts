@@ -10,6 +10,7 @@ const view = (k: ApiKey) => ({
   tenantId: k.tenantId,
   name: k.name,
   prefix: k.prefix,
+  scope: k.scope,
   createdAt: isoTime(k.createdAt),
   revokedAt: isoTime(k.revokedAt),
 })
@@ -22,12 +23,13 @@ export function registerApiKeys(program: Command, env: Env) {
     .description('create an API key for a tenant; the key is printed once and never again')
     .option('--tenant <tenantId>', 'the tenant the key selects')
     .option('--name <name>', 'a label for the key', 'default')
-    .action(async (opts: { tenant?: string; name: string }, cmd: Command) => {
+    .option('--scope <scope>', 'client (the auth API) or admin (also the admin API of its tenant)', 'client')
+    .action(async (opts: { tenant?: string; name: string; scope: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
-      const { apiKey, key } = await ctx.withRuntime((rt) => createApiKey(rt, { tenantId, name: opts.name }))
-      ctx.out.result({ keyId: apiKey.id, tenantId: apiKey.tenantId, name: apiKey.name, key }, () => [
-        `created API key ${apiKey.id} for tenant ${apiKey.tenantId}`,
+      const { apiKey, key } = await ctx.withRuntime((rt) => createApiKey(rt, { tenantId, name: opts.name, scope: opts.scope }))
+      ctx.out.result({ keyId: apiKey.id, tenantId: apiKey.tenantId, name: apiKey.name, scope: apiKey.scope, key }, () => [
+        `created ${apiKey.scope} API key ${apiKey.id} for tenant ${apiKey.tenantId}`,
         `key: ${key}`,
         'Store it now: it is not shown again.',
       ])
@@ -40,7 +42,7 @@ export function registerApiKeys(program: Command, env: Env) {
     .action(async (opts: { tenant?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const rows = (await ctx.withRuntime((rt) => rt.store.apiKeys.list(opts.tenant))).map(view)
-      ctx.out.result(rows, () => table(rows, ['keyId', 'tenantId', 'name', 'prefix', 'createdAt', 'revokedAt']))
+      ctx.out.result(rows, () => table(rows, ['keyId', 'tenantId', 'name', 'scope', 'prefix', 'createdAt', 'revokedAt']))
     })
 
   apiKeys

@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
 import { parseDuration } from '../../config'
 import { contextFrom } from '../context'
-import { CliError, isoTime, table } from '../io'
+import { readAudit } from '../../core/audit'
+import { CliError, table } from '../io'
 import type { Env } from '../index'
 
 /** "24h", "7d" (that long ago) or an ISO date/time. */
@@ -20,13 +21,13 @@ export function registerAudit(program: Command, env: Env) {
     .option('--user <userId>', 'only this user')
     .option('--type <type>', 'only this event type, or a family such as login.*')
     .option('--since <when>', 'only events since a duration ago (24h, 7d) or a date')
-    .option('--limit <n>', 'at most this many events', '100')
+    .option('--limit <n>', 'at most this many events (up to 1000)', '100')
     .action(async (opts: { tenant?: string; user?: string; type?: string; since?: string; limit: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const limit = Number(opts.limit)
       if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a positive integer (got "${opts.limit}")`)
-      const events = await ctx.withRuntime((rt) =>
-        rt.store.audit.query({
+      const rows = await ctx.withRuntime((rt) =>
+        readAudit(rt, {
           tenantId: opts.tenant,
           userId: opts.user,
           type: opts.type,
@@ -34,11 +35,10 @@ export function registerAudit(program: Command, env: Env) {
           limit,
         }),
       )
-      const rows = events.map(({ id: _, at, ...event }) => ({ at: isoTime(at), ...event }))
       ctx.out.result(rows, () =>
         table(
-          rows.map((r) => ({ ...r, detail: r.detail === null ? null : JSON.stringify(r.detail) })),
-          ['at', 'type', 'tenantId', 'userId', 'ip', 'detail'],
+          rows.map((r) => ({ ...r, actor: r.apiKeyId ? `api-key:${r.apiKeyId}` : (r.ip ?? r.userAgent), detail: r.detail === null ? null : JSON.stringify(r.detail) })),
+          ['at', 'type', 'tenantId', 'userId', 'actor', 'detail'],
         ),
       )
     })

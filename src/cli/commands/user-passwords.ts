@@ -1,7 +1,7 @@
 // users invite | set-password | import: the CLI side of the password lifecycle.
 import type { Command } from 'commander'
 import { deliverDue } from '../../core/mail/outbox'
-import { inviteUser } from '../../core/setup-password'
+import { inviteUser, toInvitationView } from '../../core/setup-password'
 import { importUsers, parseImportFile } from '../../core/user-import'
 import { setUserPassword } from '../../core/users'
 import { silentLogger } from '../../log'
@@ -29,8 +29,9 @@ export function registerUserPasswords(users: Command, env: Env) {
         const invited = await inviteUser(rt, userId)
         return { invited, delivery: await deliverNow(rt, invited.mailId) }
       })
-      const expiresAt = isoTime(invited.expiresAt)
-      ctx.out.result({ userId: invited.user.id, setupToken: invited.setupToken, expiresAt }, () => [
+      const view = toInvitationView(invited)
+      const expiresAt = view.expiresAt
+      ctx.out.result(view, () => [
         `invitation for ${invited.user.email} ${delivery}`,
         `setup token (valid until ${expiresAt}): ${invited.setupToken}`,
       ])

@@ -1,16 +1,18 @@
 import type { Command } from 'commander'
-import type { Runtime } from '../../runtime'
 import { getTenant } from '../../core/tenants'
-import type { User } from '../../core/types'
-import { createUser, setUserDisabled, toPublicUser } from '../../core/users'
+import { createUser, deleteUser, listUsers, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
 import { contextFrom } from '../context'
-import { isoTime, readPasswordFromStdin, required, table } from '../io'
+import { CliError, readPasswordFromStdin, required, table } from '../io'
 import type { Env } from '../index'
 import { registerUserPasswords } from './user-passwords'
 
-async function view(rt: Runtime, user: User) {
-  const tenant = await getTenant(rt, user.tenantId)
-  return { ...toPublicUser(user, tenant), hasPassword: user.passwordHash !== null, disabled: user.disabledAt !== null, createdAt: isoTime(user.createdAt) }
+const flattenUser = (user: UserView): Record<string, unknown> => ({ ...user, tenant: user.tenant.name })
+const USER_COLUMNS = ['userId', 'email', 'type', 'hasPassword', 'disabled', 'createdAt']
+
+function parseLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined
+  if (!/^\d{1,6}$/.test(raw)) throw new CliError(`--limit must be a positive integer (got "${raw}")`)
+  return Number(raw)
 }
 
 interface CreateOptions {
@@ -20,6 +22,7 @@ interface CreateOptions {
   lastName?: string
   type: string
   passwordStdin?: boolean
+  invite?: boolean
 }
 
 export function registerUsers(program: Command, env: Env) {
@@ -34,6 +37,7 @@ export function registerUsers(program: Command, env: Env) {
     .option('--last-name <name>', 'last name')
     .option('--type <type>', 'admin, user or tenant', 'user')
     .option('--password-stdin', 'read the password from standard input (the policy applies)')
+    .option('--invite', 'e-mail the setup token to the user instead of printing it')
     .action(async (opts: CreateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
@@ -41,30 +45,61 @@ export function registerUsers(program: Command, env: Env) {
       const firstName = await required(ctx.out, opts.firstName, '--first-name', 'First name')
       const lastName = await required(ctx.out, opts.lastName, '--last-name', 'Last name')
       const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined
-      const created = await ctx.withRuntime((rt) => createUser(rt, { tenantId, email, firstName, lastName, type: opts.type, password }))
-      const user = toPublicUser(created.user, created.tenant)
-      const setup = created.setupToken
-      ctx.out.result(setup ? { ...user, setupToken: setup.token, setupTokenExpiresAt: isoTime(setup.expiresAt) } : user, () => [
+      const created = await ctx.withRuntime((rt) => createUser(rt, { tenantId, email, firstName, lastName, type: opts.type, password, invite: opts.invite }))
+      const user = toCreatedUserView(created)
+      ctx.out.result(user, () => [
         `created ${user.type} ${user.email} (${user.userId}) in tenant ${user.tenant.name}`,
-        ...(setup
-          ? [`setup token (valid until ${isoTime(setup.expiresAt)}): ${setup.token}`, 'Hand it to the user for POST /api/v1/auth/setup-password; it is not shown again.']
+        ...(opts.invite ? ['setup token e-mailed (the server delivers it: see authd mail list)'] : []),
+        ...(user.setupToken
+          ? [`setup token (valid until ${user.setupTokenExpiresAt}): ${user.setupToken}`, 'Hand it to the user for POST /api/v1/auth/setup-password; it is not shown again.']
           : []),
       ])
     })
 
   users
     .command('list')
-    .description("list a tenant's users")
+    .description("list a tenant's users in creation order, a page at a time (as GET /api/v1/admin/users)")
     .option('--tenant <tenantId>', 'the tenant')
-    .action(async (opts: { tenant?: string }, cmd: Command) => {
+    .option('--email <email>', 'only this address')
+    .option('--limit <n>', 'users per page, 1 to 100', '100')
+    .option('--cursor <cursor>', 'the page after the one that printed this cursor')
+    .action(async (opts: { tenant?: string; email?: string; limit: string; cursor?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
-      const rows = await ctx.withRuntime(async (rt) => {
-        await getTenant(rt, tenantId)
-        return Promise.all((await rt.store.users.list(tenantId)).map((u) => view(rt, u)))
-      })
-      ctx.out.result(rows, () => table(rows, ['userId', 'email', 'type', 'hasPassword', 'disabled', 'createdAt']))
+      const page = await ctx.withRuntime((rt) => listUsers(rt, tenantId, { email: opts.email, cursor: opts.cursor, limit: parseLimit(opts.limit) }))
+      ctx.out.result(page, () => [...table(page.items.map(flattenUser), USER_COLUMNS), ...(page.nextCursor ? [`more: authd users list --tenant ${tenantId} --cursor ${page.nextCursor}`] : [])].join('\n'))
     })
+
+  users
+    .command('show <userId>')
+    .description('one user (as GET /api/v1/admin/users/ID)')
+    .action(async (userId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const user = await ctx.withRuntime((rt) => viewUser(rt, userId))
+      ctx.out.result(user, () => table([flattenUser(user)], [...USER_COLUMNS, 'firstName', 'lastName', 'updatedAt']))
+    })
+
+  users
+    .command('update <userId>')
+    .description('change names or type (as PATCH /api/v1/admin/users/ID)')
+    .option('--first-name <name>', 'first name')
+    .option('--last-name <name>', 'last name')
+    .option('--type <type>', 'admin, user or tenant')
+    .action(async (userId: string, opts: { firstName?: string; lastName?: string; type?: string }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const user = await ctx.withRuntime((rt) => updateUser(rt, userId, opts))
+      ctx.out.result(user, () => `updated user ${user.email} (${user.userId})`)
+    })
+
+  users
+    .command('delete <userId>')
+    .description("delete a user and erase their personal data; audit events keep only the id (as DELETE /api/v1/admin/users/ID)")
+    .action(async (userId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const deleted = await ctx.withRuntime((rt) => deleteUser(rt, userId))
+      ctx.out.result(deleted, () => `deleted user ${deleted.userId} and erased their personal data`)
+    })
+
 
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
     users
@@ -72,7 +107,10 @@ export function registerUsers(program: Command, env: Env) {
       .description(disabled ? 'disable a user: login is refused and every session ends' : 'enable a user again')
       .action(async (userId: string, _: unknown, cmd: Command) => {
         const ctx = contextFrom(cmd, env)
-        const user = await ctx.withRuntime(async (rt) => view(rt, await setUserDisabled(rt, userId, disabled)))
+        const user = await ctx.withRuntime(async (rt) => {
+          const changed = await setUserDisabled(rt, userId, disabled)
+          return toUserView(changed, await getTenant(rt, changed.tenantId))
+        })
         ctx.out.result(user, () => `${disabled ? 'disabled' : 'enabled'} user ${user.email} (${user.userId})`)
       })
   }

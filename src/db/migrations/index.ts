@@ -6,6 +6,7 @@ import m2 from './0002_tenant_audience.sql' with { type: 'text' }
 import m3 from './0003_key_revocation.sql' with { type: 'text' }
 import m4 from './0004_reset_request_attempts.sql' with { type: 'text' }
 import m5 from './0005_session_origin.sql' with { type: 'text' }
+import m6 from './0006_admin_api.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -14,6 +15,7 @@ export const migrationFiles: Record<string, string> = {
   '0003_key_revocation': m3,
   '0004_reset_request_attempts': m4,
   '0005_session_origin': m5,
+  '0006_admin_api': m6,
 }
 
 export { journal }

@@ -4,7 +4,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { OutboxMessage } from '../../core/types'
 import type { SecretsOwner } from '../helpers'
 import type { PgExecutor } from './client'
-import { mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
+import { auditEvents, idempotencyKeys, mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
 /** Serialises transactions that take the same key (a check-then-write on one subject). */
 export async function lockKey(tx: PgExecutor, key: string) {
@@ -34,4 +34,16 @@ export async function replacePassword(tx: PgExecutor, input: { userId: string; p
   await spendOutstandingSecrets(tx, { userId }, now)
   await revokeSessionsOf(tx, { userId }, now, reason)
   await tx.insert(mailOutbox).values(notice)
+}
+
+/** Inside the caller's transaction: the erasure of UserStore.erase (see core/store.ts). */
+export async function eraseUser(tx: PgExecutor, user: { id: string; tenantId: string; email: string }): Promise<boolean> {
+  await tx.delete(refreshFamilies).where(eq(refreshFamilies.userId, user.id))
+  await tx.delete(passwordResetOtps).where(eq(passwordResetOtps.userId, user.id))
+  await tx.delete(setupTokens).where(eq(setupTokens.userId, user.id))
+  await tx.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, user.tenantId), eq(mailOutbox.recipient, user.email)))
+  await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.userId, user.id))
+  await tx.update(auditEvents).set({ ip: null, userAgent: null, detail: null }).where(eq(auditEvents.userId, user.id))
+  const deleted = await tx.delete(users).where(eq(users.id, user.id)).returning({ id: users.id })
+  return deleted.length === 1
 }

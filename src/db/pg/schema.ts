@@ -2,7 +2,7 @@
 // so the Store behaves the same on both engines. Timestamps are epoch milliseconds in bigint
 // columns (read as JS numbers: safe until the year 285,000). Migrations are generated from
 // this file by drizzle-kit (`npm run db:generate`) into src/db/migrations-pg.
-import { bigint, bigserial, boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const ms = (name: string) => bigint(name, { mode: 'number' })
 
@@ -28,6 +28,8 @@ export const apiKeys = pgTable(
     keyHash: text('key_hash').notNull(),
     createdAt: ms('created_at').notNull(),
     revokedAt: ms('revoked_at'),
+    /** `client` (the auth API) or `admin` (also the management API of its tenant). */
+    scope: text('scope', { enum: ['client', 'admin'] }).notNull().default('client'),
   },
   (t) => [uniqueIndex('api_keys_key_hash_idx').on(t.keyHash), index('api_keys_tenant_idx').on(t.tenantId)],
 )
@@ -46,7 +48,8 @@ export const users = pgTable(
     updatedAt: ms('updated_at').notNull(),
     disabledAt: ms('disabled_at'),
   },
-  (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email)],
+  // (tenant_id, id): the admin API's keyset pages (ids are UUIDv7, so creation order).
+  (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email), index('users_tenant_id_idx').on(t.tenantId, t.id)],
 )
 
 // No foreign key on user_id: a token whose user was deleted must still be found (404, not 401).
@@ -188,8 +191,29 @@ export const auditEvents = pgTable(
     userId: text('user_id'),
     ip: text('ip'),
     userAgent: text('user_agent'),
+    /** The admin API key that made the call, for events of the admin API. */
+    apiKeyId: text('api_key_id'),
     detail: text('detail'),
   },
   (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_tenant_idx').on(t.tenantId, t.at), index('audit_events_user_idx').on(t.userId, t.at)],
 )
 
+
+// Idempotency-Key of the admin API's POST /users: the first answer, kept 24 hours, so a
+// retried create returns it. The answer can hold a setup token, so it is stored sealed
+// (AES-256-GCM under a server key, core/secrets.ts), never in clear.
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    tenantId: text('tenant_id').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of the request's method, path and body: the same key with another request is a 409. */
+    requestHash: text('request_hash').notNull(),
+    /** The user the request created (erased with the user); null while it runs. */
+    userId: text('user_id'),
+    statusCode: integer('status_code'),
+    sealedResponse: text('sealed_response'),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+)

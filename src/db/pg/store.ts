@@ -7,13 +7,14 @@ import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability } from '../availability'
 import { isPgUnavailable, isPgUniqueViolation, type PgDb } from './client'
-import { lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
+import { eraseUser, lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { createPgAuditStore, createPgLimitStore } from './limit-audit-stores'
 import { pgMigrationStatus } from './migrate'
+import { createPgIdempotencyStore } from './idempotency-store'
 import { createPgOutboxStore } from './outbox-store'
 import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
 import { createPgPrune } from '../retention-store'
-import { apiKeys, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
 async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean> {
@@ -148,11 +149,12 @@ function createRawPgStore(db: PgDb): Store {
     },
 
     users: {
-      insert: (user, setupToken) =>
+      insert: (user, setupToken, invitation) =>
         insertUnlessTaken(() =>
           db.transaction(async (tx) => {
             await tx.insert(users).values(user)
             if (setupToken) await tx.insert(setupTokens).values(setupToken)
+            if (invitation) await tx.insert(mailOutbox).values(invitation)
           }),
         ),
       async get(id) {
@@ -164,6 +166,19 @@ function createRawPgStore(db: PgDb): Store {
         return row ?? null
       },
       list: (tenantId) => db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)),
+      page: (tenantId, { email, afterId, limit }) =>
+        db
+          .select()
+          .from(users)
+          .where(and(eq(users.tenantId, tenantId), email === undefined ? undefined : eq(users.email, email), afterId === undefined ? undefined : gt(users.id, afterId)))
+          .orderBy(asc(users.id))
+          .limit(limit),
+      async update(id, changes, now) {
+        const [row] = await db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning()
+        return row ?? null
+      },
+      // Deleted rows stay in PostgreSQL's files until VACUUM reclaims them (docs/security.md).
+      erase: (user) => db.transaction((tx) => eraseUser(tx, user)),
       async setDisabledAt(id, disabledAt, now) {
         return db.transaction(async (tx) => {
           const [user] = await tx.update(users).set({ disabledAt, updatedAt: now }).where(eq(users.id, id)).returning()
@@ -268,6 +283,7 @@ function createRawPgStore(db: PgDb): Store {
     outbox: createPgOutboxStore(db),
     limits: createPgLimitStore(db),
     audit: createPgAuditStore(db),
+    idempotency: createPgIdempotencyStore(db),
     prune: createPgPrune(db),
 
     async serverSecret(name, create) {

@@ -1,0 +1,157 @@
+// The admin API (product spec §14), under /api/v1/admin: an application's back end manages
+// its tenant's users with an admin-scoped API key. Each handler calls the same domain
+// function as the CLI command of the same name, with the key as the actor: every call is
+// confined to the key's tenant and audited with the key's id.
+import { Elysia, t } from 'elysia'
+import { readAudit } from '../../core/audit'
+import type { Deps } from '../../core/deps'
+import { badRequest } from '../../core/errors'
+import { withIdempotencyKey } from '../../core/idempotency'
+import { listUserSessions, revokeUserSessions } from '../../core/sessions'
+import { inviteUser, toInvitationView } from '../../core/setup-password'
+import { createUser, deleteUser, listUsers, toCreatedUserView, updateUser, viewUser } from '../../core/users'
+import { envelope } from '../errors'
+import { ADMIN_KEY, responses, schemas } from '../openapi'
+import { adminKeyGuard } from '../plugins/admin-key'
+
+export const ADMIN_PREFIX = '/api/v1/admin'
+
+const userIdParams = t.Object({ userId: t.String() })
+/** Query numbers stay strings here: the domain says what a bad one is, in its own words. */
+const toLimit = (raw: string | undefined) => (raw === undefined ? undefined : /^\d{1,6}$/.test(raw) ? Number(raw) : NaN)
+
+export const adminRoutes = (deps: Deps) =>
+  new Elysia({ prefix: ADMIN_PREFIX })
+    .use(adminKeyGuard(deps))
+    .post(
+      '/users',
+      async ({ body, tenant, admin, headers, set }) => {
+        const answer = await withIdempotencyKey(deps, { tenantId: tenant.id, key: headers['idempotency-key'], request: ['POST /users', body] }, async () => {
+          const created = await createUser(deps, { ...body, tenantId: tenant.id }, admin)
+          return { statusCode: 201, body: toCreatedUserView(created), userId: created.user.id }
+        })
+        if (answer.replayed) set.headers['idempotent-replayed'] = 'true'
+        set.status = answer.statusCode
+        return envelope(answer.statusCode, 'User created', answer.body)
+      },
+      {
+        adminKey: true,
+        parse: 'json',
+        body: t.Object({
+          email: t.String(),
+          firstName: t.String(),
+          lastName: t.String(),
+          type: t.Optional(t.String()),
+          password: t.Optional(t.String()),
+          invite: t.Optional(t.Boolean()),
+        }),
+        headers: t.Object({ 'idempotency-key': t.Optional(t.String()) }, { additionalProperties: true }),
+        detail: {
+          summary: 'Create a user',
+          description:
+            'With password: the user can log in. With invite: true, a setup token is e-mailed. With neither, data carries the setup token. An Idempotency-Key header makes a retry within 24 hours return the first answer (with Idempotent-Replayed: true); the same key with another body is a 409.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 201, description: 'Created', data: schemas.CreatedUser }, [400, 401, 403, 404, 409, 413, 503]),
+        },
+      },
+    )
+    .get(
+      '/users',
+      async ({ query, tenant, admin }) =>
+        envelope(200, 'Users', await listUsers(deps, tenant.id, { email: query.email, cursor: query.cursor, limit: toLimit(query.limit) }, admin)),
+      {
+        adminKey: true,
+        query: t.Object({ email: t.Optional(t.String()), cursor: t.Optional(t.String()), limit: t.Optional(t.String()) }),
+        detail: {
+          summary: "List the tenant's users",
+          description: 'In creation order, a page at a time (limit 1-100, default 50); pass nextCursor as cursor for the next page. email= finds one address.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'A page of users', data: schemas.UserPage }, [400, 401, 403, 503]),
+        },
+      },
+    )
+    .get('/users/:userId', async ({ params, admin }) => envelope(200, 'User', await viewUser(deps, params.userId, admin)), {
+      adminKey: true,
+      params: userIdParams,
+      detail: { summary: 'A user', security: ADMIN_KEY, responses: responses({ status: 200, description: 'The user', data: schemas.UserView }, [401, 403, 404, 503]) },
+    })
+    .patch('/users/:userId', async ({ params, body, admin }) => envelope(200, 'User updated', await updateUser(deps, params.userId, body, admin)), {
+      adminKey: true,
+      parse: 'json',
+      params: userIdParams,
+      body: t.Object({ firstName: t.Optional(t.String()), lastName: t.Optional(t.String()), type: t.Optional(t.String()), disabled: t.Optional(t.Boolean()) }),
+      detail: {
+        summary: 'Change a user',
+        description: 'Names, type, or disabled: disabling ends every session of the user at once and spends their OTPs and setup tokens.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'The user after the change', data: schemas.UserView }, [400, 401, 403, 404, 413, 503]),
+      },
+    })
+    .delete('/users/:userId', async ({ params, admin }) => envelope(200, 'User deleted', await deleteUser(deps, params.userId, admin)), {
+      adminKey: true,
+      params: userIdParams,
+      detail: {
+        summary: 'Delete a user and erase their personal data',
+        description: 'Sessions end at once; address, names, password hash, sessions, OTPs, setup tokens and mail to the user are erased. Audit events keep only the user id.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'Deleted', data: t.Object({ userId: t.String() }) }, [401, 403, 404, 503]),
+      },
+    })
+    .post(
+      '/users/:userId/invite',
+      async ({ params, admin, set }) => {
+        const invited = await inviteUser(deps, params.userId, admin)
+        set.status = 201
+        return envelope(201, 'Invitation sent', toInvitationView(invited))
+      },
+      {
+        adminKey: true,
+        params: userIdParams,
+        detail: {
+          summary: 'Invite a user again',
+          description: 'A new setup token, e-mailed to the user and returned; earlier ones stop working.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 201, description: 'Invited', data: schemas.Invitation }, [400, 401, 403, 404, 409, 503]),
+        },
+      },
+    )
+    .get('/users/:userId/sessions', async ({ params, admin }) => envelope(200, 'Sessions', await listUserSessions(deps, params.userId, admin)), {
+      adminKey: true,
+      params: userIdParams,
+      detail: {
+        summary: "A user's sessions",
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'Live sessions, newest first (current is always false here)', data: t.Array(schemas.SessionView) }, [401, 403, 404, 503]),
+      },
+    })
+    .delete('/users/:userId/sessions', async ({ params, admin }) => envelope(200, 'Sessions revoked', { revoked: await revokeUserSessions(deps, params.userId, admin) }), {
+      adminKey: true,
+      params: userIdParams,
+      detail: {
+        summary: "End all of a user's sessions",
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'How many sessions ended', data: t.Object({ revoked: t.Integer({ minimum: 0 }) }) }, [401, 403, 404, 503]),
+      },
+    })
+    .get(
+      '/audit',
+      async ({ query, admin }) => {
+        const since = query.since === undefined ? undefined : Date.parse(query.since)
+        const events = await readAudit(deps, { type: query.type, userId: query.userId, since: Number.isNaN(since) ? invalidSince() : since, limit: toLimit(query.limit) }, admin)
+        return envelope(200, 'Audit events', events)
+      },
+      {
+        adminKey: true,
+        query: t.Object({ type: t.Optional(t.String()), userId: t.Optional(t.String()), since: t.Optional(t.String()), limit: t.Optional(t.String()) }),
+        detail: {
+          summary: "The tenant's audit events",
+          description: 'Newest first. type= an event type or a family such as login.*; since= an ISO 8601 date or time; limit 1-1000, default 100.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'Events', data: t.Array(schemas.AuditView) }, [400, 401, 403, 404, 503]),
+        },
+      },
+    )
+
+function invalidSince(): never {
+  throw badRequest('since must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T12:00:00Z')
+}
