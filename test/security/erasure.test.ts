@@ -1,11 +1,12 @@
-// Erasing a delivered mail's body is real: after delivery, the setup token and the OTP it
-// carried cannot be found anywhere in the raw database files (main file and WAL), as someone
-// who copies the data directory of a running server would read them.
+// Erasure is real: after delivery, the setup token and the OTP a mail carried, and after a
+// user is deleted, their address, names and user agent, cannot be found anywhere in the raw
+// database files (main file and WAL), as someone who copies the data directory of a running
+// server would read them.
 import { afterEach, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { inviteUser } from '../../src/core/setup-password'
-import { createUser } from '../../src/core/users'
-import { createTestContext, requestOtp, type TestContext } from '../helpers'
+import { createUser, deleteUser } from '../../src/core/users'
+import { createTestContext, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 
 let ctx: TestContext
 afterEach(() => ctx?.close())
@@ -38,5 +39,31 @@ describe('delivered mail', () => {
     // ...and after it, nowhere: not in a freed cell, an old page or a WAL frame.
     const raw = rawFiles()
     expect({ setupToken: raw.includes(setupToken), otp: raw.includes(otpInMail) }).toEqual({ setupToken: false, otp: false })
+  })
+})
+
+describe('a deleted user', () => {
+  it('leaves no trace of their address, names or sessions in the raw database files; audit rows keep the id', async () => {
+    ctx = await createTestContext()
+    const email = 'erase.me@example.com'
+    const { userId } = await ctx.addUser({ email, firstName: 'Erasmus', lastName: 'Vanishing' })
+    const browser = 'Mozilla/5.0 (Erasure-Test-Browser)'
+    const login = await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: { 'user-agent': browser } })
+    expect(login.status).toBe(201)
+    await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong password' }, headers: { 'user-agent': browser } })
+    const otp = await requestOtp(ctx, email)
+    expect(otp).toMatch(/^\d{6}$/)
+    // Delivered mail keeps its recipient; a queued one its body too.
+    await ctx.deliverMail()
+    await requestOtp(ctx, email)
+    for (const trace of [email, 'Erasmus', 'Vanishing', browser]) expect({ trace, found: rawFiles().includes(trace) }).toEqual({ trace, found: true })
+
+    await deleteUser(ctx.runtime, userId)
+
+    const raw = rawFiles()
+    for (const trace of [email, 'Erasmus', 'Vanishing', browser]) expect({ trace, found: raw.includes(trace) }).toEqual({ trace, found: false })
+    const events = await queryDatabase<{ type: string }>(ctx, 'SELECT type FROM audit_events WHERE user_id = $1 ORDER BY id', [userId])
+    expect(events.map((e) => e.type)).toContain('login.succeeded')
+    expect(events.at(-1)!.type).toBe('user.deleted')
   })
 })
