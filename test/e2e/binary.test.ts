@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
+import { adminJourney } from '../admin-journey'
 import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
@@ -73,6 +74,19 @@ describe('dist/authd end to end', () => {
       // The CLI writes while the server runs: a revoked key fails from the next request on.
       expect((await authd(['--json', 'api-keys', 'revoke', keyId])).code).toBe(0)
       expect((await login()).json).toEqual({ statusCode: 401, message: 'Unauthorized', data: null })
+    } finally {
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+    }
+  }, 60_000)
+})
+
+describe('dist/authd end to end: the admin API', () => {
+  it('an admin key from the CLI manages users over HTTP; the CLI reads them back in the same shapes', async () => {
+    const { tenantId } = await setUpAccount(authd, 'ada.admin@example.com', PASSWORD)
+    const { proc, url } = await serve({})
+    try {
+      await adminJourney(authd, url, tenantId)
     } finally {
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)

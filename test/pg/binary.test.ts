@@ -1,6 +1,7 @@
 // The compiled binary on PostgreSQL (AUTHD_DATABASE_URL=postgres://…): migrations embedded for
 // both engines, the CLI, then the server, over a real socket; backup refuses and names pg_dump.
 import { expect, it } from 'bun:test'
+import { adminJourney } from '../admin-journey'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
@@ -17,7 +18,7 @@ describePostgres('dist/authd on PostgreSQL', () => {
     const authd = cliRunner([BINARY], dir(), env)
     const migrated = await authd(['--json', 'migrate'])
     expect(migrated.json).toEqual({ applied: journal.entries.map((e) => e.tag), pending: [] })
-    const { key } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
+    const { key, tenantId } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
     const { proc, url, listening } = await serveBinary(dir(), env)
     try {
       expect(listening.database).toStartWith('postgres://')
@@ -35,6 +36,7 @@ describePostgres('dist/authd on PostgreSQL', () => {
       expect(sessions.json.data.map((s: any) => [s.current, s.ip])).toEqual([[true, '127.0.0.1']])
       expect((await fetch(`${url}/api/v1/auth/logout-all`, { method: 'POST', headers: bearer }).then(toResult)).json.data).toEqual({ ended: 1 })
       expect((await fetch(`${url}/api/v1/auth/me`, { headers: bearer })).status).toBe(401)
+      await adminJourney(authd, url, tenantId)
     } finally {
       proc.kill('SIGTERM')
     }
