@@ -1,7 +1,8 @@
 export {}
 // Every benchmark, in turn (npm run bench): throughput against the yardsticks, enumeration
-// timing, the login flood, and the engines. Each can also be run alone (bun bench/<name>.ts).
+// timing, the login flood, the engines, and the signed-in user's and admin API's reads. Each can also be run alone (bun bench/<name>.ts).
 await (await import('./throughput')).throughputBench()
 await (await import('./timing')).timingBench()
 await (await import('./flood')).floodBench()
 await (await import('./engines')).enginesBench()
+await (await import('./signed-in')).signedInBench()
