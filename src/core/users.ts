@@ -201,11 +201,12 @@ export async function updateUser(deps: Pick<Deps, 'store' | 'clock'>, userId: st
     fields.type = type
   }
   if (Object.keys(fields).length === 0 && changes.disabled === undefined) throw badRequest('Nothing to change: give firstName, lastName, type or disabled')
-  if (Object.keys(fields).length > 0) {
-    user = (await deps.store.users.update(userId, fields, deps.clock.now())) ?? notFoundUser(userId)
-    await audit(deps, 'user.updated', actor, { tenantId: user.tenantId, userId, detail: { fields: Object.keys(fields) } })
-  }
-  if (changes.disabled !== undefined && changes.disabled !== (user.disabledAt !== null)) user = await setUserDisabled(deps, userId, changes.disabled, actor)
+  const changed = Object.keys(fields)
+  const togglesDisabled = changes.disabled !== undefined && changes.disabled !== (user.disabledAt !== null)
+  if (changed.length > 0) user = (await deps.store.users.update(userId, fields, deps.clock.now())) ?? notFoundUser(userId)
+  // Every call is an event, even one that changed nothing; disabling audits itself.
+  if (changed.length > 0 || !togglesDisabled) await audit(deps, 'user.updated', actor, { tenantId: user.tenantId, userId, detail: { fields: changed } })
+  if (togglesDisabled) user = await setUserDisabled(deps, userId, changes.disabled!, actor)
   return toUserView(user, await getTenant(deps, user.tenantId))
 }
 
