@@ -30,7 +30,6 @@ export interface UserStore {
   insert(user: User, setupToken?: SetupToken, invitation?: OutboxMessage): Promise<boolean>
   get(id: string): Promise<User | null>
   findByEmail(tenantId: string, email: string): Promise<User | null>
-  list(tenantId: string): Promise<User[]>
   /** A keyset page of a tenant's users in id order (ids are UUIDv7: creation order), after `afterId`. */
   page(tenantId: string, options: { email?: string; afterId?: string; limit: number }): Promise<User[]>
   /** Changes names or type; the user after it, null if there is none. */

@@ -151,9 +151,6 @@ export function createSqliteStore(db: Db): Store {
       async findByEmail(tenantId, email) {
         return q.userByEmail.get({ tenantId, email }) ?? null
       },
-      async list(tenantId) {
-        return db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)).all()
-      },
       async page(tenantId, { email, afterId, limit }) {
         return db
           .select()

@@ -64,8 +64,8 @@ describe('access tokens', () => {
     }],
     ['expired', async () => {
       const key = await ctx.runtime.keyRing.signingKey()
-      const user = (await ctx.runtime.store.users.list(ctx.tenantId))[0]!
-      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, 'session-id', Date.now() - 16 * 60 * 1000)
+      const [user] = await ctx.runtime.store.users.page(ctx.tenantId, { limit: 1 })
+      return signAccessToken(key, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user!, 'session-id', Date.now() - 16 * 60 * 1000)
     }],
     ['naming a key location (jku) in an otherwise valid token', () => resign({ ...decodeProtectedHeader(token), jku: 'https://evil.example/jwks.json' }, token.split('.')[1]!)],
     ['with a crit header authd does not understand', () => resign({ ...decodeProtectedHeader(token), crit: ['exp'], exp: 1 }, token.split('.')[1]!)],

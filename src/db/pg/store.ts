@@ -165,7 +165,6 @@ function createRawPgStore(db: PgDb): Store {
         const [row] = await q.userByEmail.execute({ tenantId, email })
         return row ?? null
       },
-      list: (tenantId) => db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)),
       page: (tenantId, { email, afterId, limit }) =>
         db
           .select()
