@@ -100,6 +100,19 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'users', 'enable', user.userId])).disabled).toBe(false)
   })
 
+  it('users show | update | delete, with a clear line for nothing to change and for a deleted user', async () => {
+    const tenantId = await setUpTenant()
+    const user = ok(await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))
+    const updated = ok(await authd(['--json', 'users', 'update', user.userId, '--first-name', 'Zed', '--type', 'admin']))
+    expect(updated).toMatchObject({ userId: user.userId, firstName: 'Zed', lastName: 'B', type: 'admin' })
+    expect(ok(await authd(['--json', 'users', 'show', user.userId]))).toEqual(updated)
+    failsWith(await authd(['users', 'update', user.userId]), 'nothing to change: give --first-name, --last-name or --type')
+    failsWith(await authd(['users', 'update', user.userId, '--type', 'root']), 'type must be one of admin, user, tenant')
+    expect(ok(await authd(['--json', 'users', 'delete', user.userId]))).toEqual({ userId: user.userId })
+    failsWith(await authd(['users', 'show', user.userId]), `User not found: ${user.userId}`)
+    expect(ok(await authd(['--json', 'users', 'list', '--tenant', tenantId]))).toEqual({ items: [], nextCursor: null })
+  })
+
   it('keys rotate | list and sessions revoke', async () => {
     const tenantId = await setUpTenant()
     const first = ok(await authd(['--json', 'keys', 'rotate']))

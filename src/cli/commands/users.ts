@@ -87,6 +87,8 @@ export function registerUsers(program: Command, env: Env) {
     .option('--type <type>', 'admin, user or tenant')
     .action(async (userId: string, opts: { firstName?: string; lastName?: string; type?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
+      // The domain's message names the API's fields; here the flags are what to give.
+      if (Object.values(opts).every((value) => value === undefined)) throw new CliError('nothing to change: give --first-name, --last-name or --type')
       const user = await ctx.withRuntime((rt) => updateUser(rt, userId, opts))
       ctx.out.result(user, () => `updated user ${user.email} (${user.userId})`)
     })
