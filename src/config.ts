@@ -74,7 +74,9 @@ export interface LimitSettings {
   forgotAddressPerHour: number
   /** Per client IP: forgot-password requests per hour. */
   forgotIpPerHour: number
-  /** Per client IP: change-password and setup-password requests per 10 minutes. */
+  /** Per client IP: sign-up requests per hour. */
+  signupIpPerHour: number
+  /** Per client IP: change-password, setup-password and verify-email requests per 10 minutes. */
   passwordIpPer10Min: number
   /** Per account: consecutive wrong OTPs (across OTPs) before change-password is refused ... */
   otpFailuresBeforeLockout: number
@@ -263,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       forgotAddressIntervalSec: read('AUTHD_FORGOT_ADDRESS_INTERVAL', 60, parseDuration),
       forgotAddressPerHour: read('AUTHD_FORGOT_ADDRESS_PER_HOUR', 5, int(1, 1000)),
       forgotIpPerHour: read('AUTHD_FORGOT_IP_PER_HOUR', 30, int(1, 1000000)),
+      signupIpPerHour: read('AUTHD_SIGNUP_IP_PER_HOUR', 20, int(1, 1000000)),
       passwordIpPer10Min: read('AUTHD_PASSWORD_IP_PER_10MIN', 30, int(1, 1000000)),
       otpFailuresBeforeLockout: read('AUTHD_OTP_FAILURES_BEFORE_LOCKOUT', 20, int(1, 1000)),
       otpLockoutSec: read('AUTHD_OTP_LOCKOUT', 15 * 60, parseDuration),

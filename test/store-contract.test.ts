@@ -72,7 +72,7 @@ const engines: Array<[string, (name: string, body: () => void) => void, () => Pr
 ]
 
 const now = 1_800_000_000_000
-const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}` })
+const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}`, signup: 'closed' })
 const user = (tenantId: string, email = 'ada@example.com'): User => ({
   id: Bun.randomUUIDv7(),
   tenantId,

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'cross_site'
   | 'tenant_user_password'
   | 'admin_scope_required'
+  | 'signup_closed'
   | 'idempotency_conflict'
   | 'not_found'
   | 'conflict'
@@ -49,6 +50,7 @@ export const crossSiteRefused = () => new AppError(403, 'cross_site', 'Cross-sit
 export const tenantUserCannotSetUpPassword = () => new AppError(403, 'tenant_user_password', 'Tenant users cannot set up passwords')
 /** The HTTP API always says 'Resource not found'; the CLI names what it looked for. */
 export const adminScopeRequired = () => new AppError(403, 'admin_scope_required', 'API key lacks the admin scope')
+export const signupClosed = () => new AppError(403, 'signup_closed', 'Sign-up is closed')
 export const notFound = (message = 'Resource not found') => new AppError(404, 'not_found', message)
 export const conflict = (message: string) => new AppError(409, 'conflict', message)
 export const idempotencyConflict = (message: string) => new AppError(409, 'idempotency_conflict', message)

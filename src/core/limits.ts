@@ -59,6 +59,8 @@ export function limitRules(config: Pick<Config, 'limits'>) {
     forgotIp: window('forgot:ip', l.forgotIpPerHour, 60 * MINUTE),
     changePasswordIp: window('change-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
     setupPasswordIp: window('setup-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
+    signupIp: window('signup:ip', l.signupIpPerHour, 60 * MINUTE),
+    verifyEmailIp: window('verify-email:ip', l.passwordIpPer10Min, 10 * MINUTE),
     otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
     otpDevice: backoff('otp:device', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs),
   }

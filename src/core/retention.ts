@@ -23,6 +23,10 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     resetRequests: r.resetDataSec * 1000,
     otps: r.resetDataSec * 1000,
     setupTokens: r.resetDataSec * 1000,
+    // A pending sign-up holds names and a password hash of someone who is not a user: it
+    // goes as soon as its code can no longer be used. The limits look back one hour.
+    pendingSignups: 0,
+    signupRequests: r.resetDataSec * 1000,
     // Counters idle this long block nothing any more: windows last at most a day (back-off
     // runs), and a back-off blocks at most its cap after the latest failure.
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),

@@ -97,11 +97,19 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
     await deps.store.users.setPasswordHash(user.id, await deps.hasher.hash(password), now)
   }
 
+  const session = await startSession(deps, user, tenant, input.rememberMe, actor)
+  await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
+  return { ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
+}
+
+/** A new session (refresh-token family) for a user who just proved who they are: login, or a verified sign-up. */
+export async function startSession(deps: SessionDeps, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor): Promise<Session> {
+  const now = deps.clock.now()
   const family: RefreshFamily = {
     id: Bun.randomUUIDv7(),
     userId: user.id,
     tenantId: user.tenantId,
-    rememberMe: input.rememberMe,
+    rememberMe,
     createdAt: now,
     expiresAt: now + deps.config.sessionMaxAgeSec * 1000,
     revokedAt: null,
@@ -111,9 +119,7 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   await deps.store.sessions.createFamily(family, tokenRecord)
-  await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
-  const session = await issueSession(deps, signingKey, user, tenant, family.id, refreshToken, tokenRecord.expiresAt, now)
-  return { ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
+  return issueSession(deps, signingKey, user, tenant, family.id, refreshToken, tokenRecord.expiresAt, now)
 }
 
 export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor): Promise<Session> {

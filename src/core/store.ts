@@ -2,13 +2,15 @@
 // SQLite (and later PostgreSQL). Every method is atomic by itself: where a rule needs
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
-import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, PasswordResetOtp, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
+import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, PasswordResetOtp, PendingSignup, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
   /** False when another tenant has this audience. */
   insert(tenant: Tenant): Promise<boolean>
   /** The tenant after the change, null if there is none; throws a conflict for a taken audience. */
   setAudience(id: string, audience: string): Promise<Tenant | null | 'audience-taken'>
+  /** The tenant after the change, null if there is none. */
+  setSignup(id: string, signup: string): Promise<Tenant | null>
   get(id: string): Promise<Tenant | null>
   list(): Promise<Tenant[]>
   /** Disabling also ends every session of the tenant's users and spends their OTPs and setup
@@ -111,6 +113,36 @@ export interface PasswordResetStore {
     passwordHash: string
     notice: OutboxMessage
   }): Promise<boolean>
+}
+
+export interface SignupStore {
+  /**
+   * Records the sign-up request and its audit event; then, if `allowed` says yes to the
+   * address's issued requests since `historySince` (read in the same transaction, concurrent
+   * requests for the address waiting their turn), stores `pending` (replacing the address's
+   * pending sign-up) and queues `mail`, whichever are given. One transaction whatever the
+   * address. Returns what `allowed` said.
+   */
+  request(input: {
+    tenantId: string
+    emailKey: string
+    at: number
+    historySince: number
+    allowed: (history: ResetHistory) => boolean
+    audit: AuditEvent
+    pending?: PendingSignup
+    mail?: OutboxMessage
+  }): Promise<boolean>
+  find(tenantId: string, emailKey: string): Promise<PendingSignup | null>
+  /** A wrong code: one more try against the pending sign-up (spent at `maxAttempts`), and the audit event. */
+  recordFailure(input: { tenantId: string; emailKey: string; now: number; maxAttempts: number; audit: AuditEvent }): Promise<void>
+  /**
+   * Creates `user` from the pending sign-up, if it is still the unspent, unexpired one with
+   * this code hash and fewer than `maxAttempts` tries, deleting it, with the audit event; one
+   * transaction. 'spent' when the sign-up was no longer usable (lost a race), 'email-taken'
+   * when the address became a user meanwhile (the sign-up is deleted then too).
+   */
+  complete(input: { user: User; emailKey: string; codeHash: string; now: number; maxAttempts: number; audit: AuditEvent }): Promise<'created' | 'spent' | 'email-taken'>
 }
 
 export interface SetupTokenStore {
@@ -228,7 +260,7 @@ export interface IdempotencyStore {
 }
 
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests'
 
 export interface Store {
   tenants: TenantStore
@@ -238,6 +270,7 @@ export interface Store {
   sessions: SessionStore
   passwordResets: PasswordResetStore
   setupTokens: SetupTokenStore
+  signups: SignupStore
   outbox: OutboxStore
   limits: LimitStore
   audit: AuditStore

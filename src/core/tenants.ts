@@ -28,7 +28,7 @@ export async function createTenant(
 ): Promise<Tenant> {
   const id = Bun.randomUUIDv7()
   const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience)
-  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience }
+  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed' }
   if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(audience)
   await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience } })
   return tenant

@@ -14,6 +14,8 @@ export interface Tenant {
   disabledAt: number | null
   /** The `aud` claim of this tenant's access tokens. */
   audience: string
+  /** Who may sign up, as stored: `closed`, `open` or `domains:…` (core/signup.ts reads it). */
+  signup: string
 }
 
 export interface ApiKey {
@@ -101,7 +103,22 @@ export interface PasswordResetOtp {
   spentAt: number | null
 }
 
-export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation'
+/** A sign-up waiting for its code: not a user yet (core/signup.ts). */
+export interface PendingSignup {
+  tenantId: string
+  /** A keyed hash of the address (emailKey in otp.ts): the row holds no address. */
+  emailKey: string
+  firstName: string
+  lastName: string
+  passwordHash: string
+  codeHash: string
+  createdAt: number
+  expiresAt: number
+  attempts: number
+  spentAt: number | null
+}
+
+export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt'
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'expired'
 
 export interface OutboxMessage {

@@ -28,6 +28,8 @@ const TABLES = [
   'limitCounters',
   'auditEvents',
   'idempotencyKeys',
+  'pendingSignups',
+  'signupRequests',
 ] as const
 type TableName = (typeof TABLES)[number]
 
@@ -81,7 +83,7 @@ function pgSide(db: PgDb, location: string): Side {
           (table) => countWith(tx, table),
         )
         // Rows came with their ids: move the sequences past them.
-        for (const table of ['audit_events', 'password_reset_requests']) {
+        for (const table of ['audit_events', 'password_reset_requests', 'signup_requests']) {
           await tx.execute(sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${sql.identifier(table)}), 0) + 1, false)`)
         }
       })

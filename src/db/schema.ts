@@ -12,6 +12,8 @@ export const tenants = sqliteTable(
     disabledAt: integer('disabled_at'),
     /** The `aud` of this tenant's access tokens: one tenant's token never passes another's check. */
     audience: text('audience').notNull().default(''),
+    /** Who may sign up (core/signup.ts): `closed`, `open` or `domains:a.example,b.example`. */
+    signup: text('signup').notNull().default('closed'),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience)],
 )
@@ -151,7 +153,7 @@ export const mailOutbox = sqliteTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation'] }).notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt'] }).notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     textBody: text('text_body'),
@@ -231,4 +233,39 @@ export const idempotencyKeys = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+)
+
+// A sign-up waiting for its code (core/signup.ts): not a user, so it blocks nobody. One per
+// address and tenant, keyed by a keyed hash of the address; a new sign-up replaces it. The
+// account is created from it, with its password, when its code is verified.
+export const pendingSignups = sqliteTable(
+  'pending_signups',
+  {
+    tenantId: text('tenant_id').notNull(),
+    emailKey: text('email_key').notNull(),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    /** HMAC of the code under a server key, as for password-reset OTPs. */
+    codeHash: text('code_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    attempts: integer('attempts').notNull(),
+    spentAt: integer('spent_at'),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.emailKey] }), index('pending_signups_expires_idx').on(t.expiresAt)],
+)
+
+// Every sign-up request, whatever the address (same write either way): the per-address
+// limits on sign-up mails count the issued ones, as password_reset_requests does for resets.
+export const signupRequests = sqliteTable(
+  'signup_requests',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tenantId: text('tenant_id').notNull(),
+    emailKey: text('email_key').notNull(),
+    createdAt: integer('created_at').notNull(),
+    issued: integer('issued', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
 )

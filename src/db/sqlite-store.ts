@@ -13,6 +13,7 @@ import { createIdempotencyStore } from './idempotency-store'
 import { createOutboxStore } from './outbox-store'
 import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
+import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
@@ -82,6 +83,9 @@ export function createSqliteStore(db: Db): Store {
           if (isUniqueViolation(error)) return 'audience-taken'
           throw error
         }
+      },
+      async setSignup(id, signup) {
+        return db.update(tenants).set({ signup }).where(eq(tenants.id, id)).returning().get() ?? null
       },
       async get(id) {
         return q.tenantById.get({ id }) ?? null
@@ -288,6 +292,7 @@ export function createSqliteStore(db: Db): Store {
 
     passwordResets: createPasswordResetStore(db),
     setupTokens: createSetupTokenStore(db),
+    signups: createSignupStore(db),
     outbox: createOutboxStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),

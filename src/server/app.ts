@@ -24,6 +24,7 @@ import { meRoutes } from './routes/me'
 import { adminRoutes } from './routes/admin'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
+import { signupRoutes } from './routes/signup'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -51,6 +52,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(forgotPasswordRoute(deps))
         .use(changePasswordRoute(deps))
         .use(setupPasswordRoute(deps))
+        .use(signupRoutes(deps))
         .use(meRoutes(deps))
         .use(jwksRoute(deps))
         .use(docsRoutes()),

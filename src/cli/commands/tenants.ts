@@ -1,11 +1,12 @@
 import type { Command } from 'commander'
+import { setTenantSignup } from '../../core/signup'
 import { createTenant, setTenantAudience, setTenantDisabled } from '../../core/tenants'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
-import { isoTime, required, table } from '../io'
+import { CliError, isoTime, required, table } from '../io'
 import type { Env } from '../index'
 
-const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
+const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
 
 export function registerTenants(program: Command, env: Env) {
   const tenants = program.command('tenants').description('create, list, disable and enable tenants')
@@ -25,11 +26,18 @@ export function registerTenants(program: Command, env: Env) {
   tenants
     .command('update <tenantId>')
     .description("change a tenant's settings")
-    .requiredOption('--audience <aud>', "the aud claim of the tenant's access tokens from now on")
-    .action(async (tenantId: string, opts: { audience: string }, cmd: Command) => {
+    .option('--audience <aud>', "the aud claim of the tenant's access tokens from now on")
+    .option('--signup <policy>', 'who may sign up over the API: closed (the default), open, or domains:a.example,b.example')
+    .action(async (tenantId: string, opts: { audience?: string; signup?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const tenant = view(await ctx.withRuntime((rt) => setTenantAudience(rt, tenantId, opts.audience)))
-      ctx.out.result(tenant, () => `tenant ${tenant.name} (${tenant.tenantId}): token audience ${tenant.audience}`)
+      if (opts.audience === undefined && opts.signup === undefined) throw new CliError('Nothing to change: give --audience <aud> and/or --signup <policy>')
+      const updated = await ctx.withRuntime(async (rt) => {
+        let tenant = opts.audience === undefined ? undefined : await setTenantAudience(rt, tenantId, opts.audience)
+        if (opts.signup !== undefined) tenant = await setTenantSignup(rt, tenantId, opts.signup)
+        return tenant!
+      })
+      const tenant = view(updated)
+      ctx.out.result(tenant, () => `tenant ${tenant.name} (${tenant.tenantId}): token audience ${tenant.audience}, sign-up ${tenant.signup}`)
     })
 
   tenants
@@ -38,7 +46,7 @@ export function registerTenants(program: Command, env: Env) {
     .action(async (_: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const rows = (await ctx.withRuntime((rt) => rt.store.tenants.list())).map(view)
-      ctx.out.result(rows, () => table(rows, ['tenantId', 'name', 'audience', 'disabled', 'createdAt']))
+      ctx.out.result(rows, () => table(rows, ['tenantId', 'name', 'audience', 'signup', 'disabled', 'createdAt']))
     })
 
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {

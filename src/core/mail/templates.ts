@@ -93,3 +93,47 @@ export function invitationMail(input: { tenantName: string; firstName: string; t
     ]),
   }
 }
+
+export function signupCodeMail(input: { tenantName: string; firstName: string; code: string; validMinutes: number }): MailContent {
+  const { tenantName, firstName, code, validMinutes } = input
+  return {
+    subject: `${tenantName}: your sign-up code`,
+    text: [
+      greeting(firstName),
+      '',
+      `Someone asked to create a ${tenantName} account with this address. To confirm that it is yours, enter this code:`,
+      '',
+      `    ${code}`,
+      '',
+      `It is valid for ${validMinutes} minutes and can be used once. Only the latest code works.`,
+      'If you did not sign up, ignore this mail: no account is created without this code.',
+    ].join('\n'),
+    html: layout(`${escape(tenantName)}: confirm your address`, [
+      escape(greeting(firstName)),
+      `Someone asked to create a ${escape(tenantName)} account with this address. To confirm that it is yours, enter this code:`,
+      `<strong style="font-size:28px;letter-spacing:6px;font-family:monospace">${code}</strong>`,
+      `It is valid for ${validMinutes} minutes and can be used once. Only the latest code works.`,
+      'If you did not sign up, ignore this mail: no account is created without this code.',
+    ]),
+  }
+}
+
+/** To the owner of a registered address that someone tried to sign up with. */
+export function signupAttemptMail(input: { tenantName: string; firstName: string; at: number }): MailContent {
+  const { tenantName, firstName } = input
+  const when = new Date(input.at).toUTCString()
+  return {
+    subject: `${tenantName}: someone tried to sign up with your address`,
+    text: [
+      greeting(firstName),
+      '',
+      `On ${when} someone tried to create a ${tenantName} account with your address, which already has one. No account was created and nothing changed.`,
+      'If it was you, log in instead, or reset your password if you have forgotten it. If it was not you, you need not do anything.',
+    ].join('\n'),
+    html: layout(`${escape(tenantName)}: sign-up attempt`, [
+      escape(greeting(firstName)),
+      `On ${escape(when)} someone tried to create a ${escape(tenantName)} account with your address, which already has one. No account was created and nothing changed.`,
+      'If it was you, log in instead, or reset your password if you have forgotten it. If it was not you, you need not do anything.',
+    ]),
+  }
+}

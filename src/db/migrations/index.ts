@@ -7,6 +7,7 @@ import m3 from './0003_key_revocation.sql' with { type: 'text' }
 import m4 from './0004_reset_request_attempts.sql' with { type: 'text' }
 import m5 from './0005_session_origin.sql' with { type: 'text' }
 import m6 from './0006_admin_api.sql' with { type: 'text' }
+import m7 from './0007_signup.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -16,6 +17,7 @@ export const migrationFiles: Record<string, string> = {
   '0004_reset_request_attempts': m4,
   '0005_session_origin': m5,
   '0006_admin_api': m6,
+  '0007_signup': m7,
 }
 
 export { journal }

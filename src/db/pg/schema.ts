@@ -14,6 +14,7 @@ export const tenants = pgTable(
     createdAt: ms('created_at').notNull(),
     disabledAt: ms('disabled_at'),
     audience: text('audience').notNull(),
+    signup: text('signup').notNull().default('closed'),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience)],
 )
@@ -143,7 +144,7 @@ export const mailOutbox = pgTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation'] }).notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt'] }).notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     textBody: text('text_body'),
@@ -216,4 +217,33 @@ export const idempotencyKeys = pgTable(
     createdAt: ms('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+)
+
+export const pendingSignups = pgTable(
+  'pending_signups',
+  {
+    tenantId: text('tenant_id').notNull(),
+    emailKey: text('email_key').notNull(),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    codeHash: text('code_hash').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    attempts: integer('attempts').notNull(),
+    spentAt: ms('spent_at'),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.emailKey] }), index('pending_signups_expires_idx').on(t.expiresAt)],
+)
+
+export const signupRequests = pgTable(
+  'signup_requests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    emailKey: text('email_key').notNull(),
+    createdAt: ms('created_at').notNull(),
+    issued: boolean('issued').notNull().default(false),
+  },
+  (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
 )

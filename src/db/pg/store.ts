@@ -14,6 +14,7 @@ import { createPgIdempotencyStore } from './idempotency-store'
 import { createPgOutboxStore } from './outbox-store'
 import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
 import { createPgPrune } from '../retention-store'
+import { createPgSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
@@ -107,6 +108,10 @@ function createRawPgStore(db: PgDb): Store {
           if (isPgUniqueViolation(error)) return 'audience-taken'
           throw error
         }
+      },
+      async setSignup(id, signup) {
+        const [row] = await db.update(tenants).set({ signup }).where(eq(tenants.id, id)).returning()
+        return row ?? null
       },
       async get(id) {
         const [row] = await db.select().from(tenants).where(eq(tenants.id, id))
@@ -279,6 +284,7 @@ function createRawPgStore(db: PgDb): Store {
 
     passwordResets: createPgPasswordResetStore(db),
     setupTokens: createPgSetupTokenStore(db),
+    signups: createPgSignupStore(db),
     outbox: createPgOutboxStore(db),
     limits: createPgLimitStore(db),
     audit: createPgAuditStore(db),

@@ -1,0 +1,75 @@
+// Pending sign-ups over PostgreSQL: the SQLite rules (../signup-store.ts), with an advisory
+// lock where a rule reads before it writes (the per-address limits) and a conditional delete
+// settling concurrent verifications across instances.
+import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import type { SignupStore } from '../../core/store'
+import type { PgDb } from './client'
+import { lockKey } from './helpers'
+import { toAuditRow } from './limit-audit-stores'
+import { auditEvents, mailOutbox, pendingSignups, signupRequests, users } from './schema'
+
+export function createPgSignupStore(db: PgDb): SignupStore {
+  return {
+    async request({ tenantId, emailKey, at, historySince, allowed, audit, pending, mail }) {
+      return db.transaction(async (tx) => {
+        await lockKey(tx, `signup:${tenantId}:${emailKey}`)
+        const [history] = await tx
+          .select({ issued: count(), lastIssuedAt: max(signupRequests.createdAt) })
+          .from(signupRequests)
+          .where(and(eq(signupRequests.tenantId, tenantId), eq(signupRequests.emailKey, emailKey), eq(signupRequests.issued, true), gte(signupRequests.createdAt, historySince)))
+        const lastIssuedAt = history?.lastIssuedAt === null || history?.lastIssuedAt === undefined ? null : Number(history.lastIssuedAt)
+        const underLimits = allowed({ issued: Number(history?.issued ?? 0), lastIssuedAt })
+        await tx.insert(signupRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits })
+        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits } }))
+        if (underLimits && pending) {
+          const { tenantId: _t, emailKey: _e, ...replacement } = pending
+          await tx.insert(pendingSignups).values(pending).onConflictDoUpdate({ target: [pendingSignups.tenantId, pendingSignups.emailKey], set: replacement })
+        }
+        if (underLimits && mail) await tx.insert(mailOutbox).values(mail)
+        return underLimits
+      })
+    },
+    async find(tenantId, emailKey) {
+      const [row] = await db
+        .select()
+        .from(pendingSignups)
+        .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey)))
+      return row ?? null
+    },
+    async recordFailure({ tenantId, emailKey, now, maxAttempts, audit }) {
+      await db.transaction(async (tx) => {
+        await tx
+          .update(pendingSignups)
+          .set({
+            attempts: sql`${pendingSignups.attempts} + 1`,
+            spentAt: sql`CASE WHEN ${pendingSignups.attempts} + 1 >= ${maxAttempts}::int THEN ${now}::bigint ELSE NULL END`,
+          })
+          .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt)))
+        await tx.insert(auditEvents).values(toAuditRow(audit))
+      })
+    },
+    async complete({ user, emailKey, codeHash, now, maxAttempts, audit }) {
+      return db.transaction(async (tx) => {
+        // A concurrent verification waits on the row lock here, then finds the row gone.
+        const taken = await tx
+          .delete(pendingSignups)
+          .where(
+            and(
+              eq(pendingSignups.tenantId, user.tenantId),
+              eq(pendingSignups.emailKey, emailKey),
+              eq(pendingSignups.codeHash, codeHash),
+              isNull(pendingSignups.spentAt),
+              gt(pendingSignups.expiresAt, now),
+              lt(pendingSignups.attempts, maxAttempts),
+            ),
+          )
+          .returning({ tenantId: pendingSignups.tenantId })
+        if (taken.length !== 1) return 'spent' as const
+        const inserted = await tx.insert(users).values(user).onConflictDoNothing().returning({ id: users.id })
+        if (inserted.length !== 1) return 'email-taken' as const
+        await tx.insert(auditEvents).values(toAuditRow(audit))
+        return 'created' as const
+      })
+    },
+  }
+}

@@ -1,0 +1,72 @@
+// Pending sign-ups over SQLite (core/signup.ts). Every method is one transaction; the
+// conditional delete in `complete` is what makes "20 concurrent verifications of one code
+// give one account" hold.
+import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import type { SignupStore } from '../core/store'
+import type { Db } from './client'
+import { changesOf, immediate } from './helpers'
+import { auditEvents, mailOutbox, pendingSignups, signupRequests, users } from './schema'
+
+export function createSignupStore(db: Db): SignupStore {
+  const byKey = db
+    .select()
+    .from(pendingSignups)
+    .where(and(eq(pendingSignups.tenantId, sql.placeholder('tenantId')), eq(pendingSignups.emailKey, sql.placeholder('emailKey'))))
+    .prepare()
+  const auditRow = (event: Parameters<SignupStore['recordFailure']>[0]['audit']) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
+  return {
+    async request({ tenantId, emailKey, at, historySince, allowed, audit, pending, mail }) {
+      return immediate(db, () => {
+        const history = db
+          .select({ issued: count(), lastIssuedAt: max(signupRequests.createdAt) })
+          .from(signupRequests)
+          .where(and(eq(signupRequests.tenantId, tenantId), eq(signupRequests.emailKey, emailKey), eq(signupRequests.issued, true), gte(signupRequests.createdAt, historySince)))
+          .get()!
+        const underLimits = allowed(history)
+        db.insert(signupRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits }).run()
+        db.insert(auditEvents).values(auditRow({ ...audit, detail: { ...audit.detail, underLimits } })).run()
+        if (underLimits && pending) {
+          const { tenantId: _t, emailKey: _e, ...replacement } = pending
+          db.insert(pendingSignups).values(pending).onConflictDoUpdate({ target: [pendingSignups.tenantId, pendingSignups.emailKey], set: replacement }).run()
+        }
+        if (underLimits && mail) db.insert(mailOutbox).values(mail).run()
+        return underLimits
+      })
+    },
+    async find(tenantId, emailKey) {
+      return byKey.get({ tenantId, emailKey }) ?? null
+    },
+    async recordFailure({ tenantId, emailKey, now, maxAttempts, audit }) {
+      await immediate(db, () => {
+        db.update(pendingSignups)
+          .set({
+            attempts: sql`${pendingSignups.attempts} + 1`,
+            spentAt: sql`CASE WHEN ${pendingSignups.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
+          })
+          .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt)))
+          .run()
+        db.insert(auditEvents).values(auditRow(audit)).run()
+      })
+    },
+    async complete({ user, emailKey, codeHash, now, maxAttempts, audit }) {
+      return immediate(db, () => {
+        const taken = db.delete(pendingSignups).where(
+          and(
+            eq(pendingSignups.tenantId, user.tenantId),
+            eq(pendingSignups.emailKey, emailKey),
+            eq(pendingSignups.codeHash, codeHash),
+            isNull(pendingSignups.spentAt),
+            gt(pendingSignups.expiresAt, now),
+            lt(pendingSignups.attempts, maxAttempts),
+          ),
+        )
+        if (changesOf(taken.run()) !== 1) return 'spent' as const
+        const existing = db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, user.tenantId), eq(users.email, user.email))).get()
+        if (existing) return 'email-taken' as const
+        db.insert(users).values(user).run()
+        db.insert(auditEvents).values(auditRow(audit)).run()
+        return 'created' as const
+      })
+    },
+  }
+}

@@ -1,0 +1,259 @@
+// Sign-up and e-mail verification (product spec §15): off by default; a pending sign-up is not
+// a user and blocks nobody; the verified code creates the account, with its sign-up's password,
+// and answers exactly as a login does.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { setTenantSignup } from '../../src/core/signup'
+import { createUser } from '../../src/core/users'
+import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
+import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
+
+const SIGNUP_ANSWER = (email: string) => ({ statusCode: 202, message: 'If the address can be registered, a verification code has been sent', data: email })
+const invalidOtp = { statusCode: 400, message: 'Invalid or expired OTP', data: null }
+const SIGNUP_PASSWORD = 'a sign-up passphrase of mine'
+
+let ctx: TestContext
+beforeEach(async () => {
+  ctx = await createTestContext()
+  await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
+})
+afterEach(() => ctx.close())
+
+let peer = 0
+const signup = (email: string, fields: Record<string, unknown> = {}, init: { peer?: string } = {}) =>
+  ctx.call('POST', '/api/v1/auth/signup', { body: { email, password: SIGNUP_PASSWORD, firstName: 'Grace', lastName: 'Hopper', ...fields }, peer: init.peer ?? `198.51.100.${++peer}` })
+const verify = (email: string, otp: string, init: { cookie?: string } = {}) => ctx.call('POST', '/api/v1/auth/verify-email', { body: { email, otp }, cookie: init.cookie })
+const login = (email: string, password: string) => ctx.call('POST', '/api/v1/auth/login', { body: { email, password } })
+
+/** The queued mails to an address, oldest first (what the outbox will deliver). */
+const queued = (email: string) =>
+  queryDatabase<{ kind: string; text_body: string }>(ctx, 'SELECT kind, text_body FROM mail_outbox WHERE recipient = $1 ORDER BY created_at, id', [email])
+
+/** The code of the latest sign-up mail queued for the address. */
+async function codeFor(email: string): Promise<string> {
+  const mail = (await queued(email)).filter((m) => m.kind === 'signup-code').at(-1)
+  if (!mail) throw new Error(`no sign-up code queued for ${email}`)
+  return /\b(\d{6})\b/.exec(mail.text_body)![1]!
+}
+
+const userCount = async (email: string) => Number((await queryDatabase<{ n: number }>(ctx, 'SELECT count(*) AS n FROM users WHERE email = $1', [email]))[0]!.n)
+
+describe('a closed tenant (the default)', () => {
+  it('answers 403 "Sign-up is closed" to sign-up and verification, and queues nothing', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'closed')
+    const closed = { statusCode: 403, message: 'Sign-up is closed', data: null }
+    expect((await signup('grace@example.com')).json).toEqual(closed)
+    expect((await verify('grace@example.com', '123456')).json).toEqual(closed)
+    expect(await queued('grace@example.com')).toEqual([])
+  })
+
+  it('is what a new tenant has', async () => {
+    const other = await queryDatabase<{ signup: string }>(ctx, 'SELECT signup FROM tenants WHERE id = $1', [ctx.tenantId])
+    expect(other).toEqual([{ signup: 'open' }])
+    const tenant = await ctx.runtime.store.tenants.list()
+    expect(tenant.map((t) => t.signup)).toEqual(['open'])
+    const created = await import('../../src/core/tenants').then((m) => m.createTenant(ctx.runtime, { name: 'Fresh' }))
+    expect(created.signup).toBe('closed')
+  })
+})
+
+describe('POST /signup then POST /verify-email', () => {
+  it('mails a code over SMTP; the code creates the account and answers exactly as a login', async () => {
+    const smtp: TestSmtp = await startSmtp()
+    const mailing = await createTestContext({ AUTHD_SMTP_URL: smtp.url })
+    try {
+      await setTenantSignup(mailing.runtime, mailing.tenantId, 'open')
+      const asked = await mailing.call('POST', '/api/v1/auth/signup', { body: { email: ' Grace@Example.com ', password: SIGNUP_PASSWORD, firstName: 'Grace', lastName: 'Hopper' } })
+      expect({ status: asked.status, json: asked.json }).toEqual({ status: 202, json: SIGNUP_ANSWER('grace@example.com') })
+      // Not a user yet: the address cannot log in.
+      expect((await mailing.call('POST', '/api/v1/auth/login', { body: { email: 'grace@example.com', password: SIGNUP_PASSWORD } })).status).toBe(401)
+
+      await mailing.deliverMail()
+      const mail = await smtp.waitFor(sentTo('grace@example.com'))
+      expect(mail.subject).toBe('Acme: your sign-up code')
+      const verified = await mailing.call('POST', '/api/v1/auth/verify-email', { body: { email: 'grace@example.com', otp: otpIn(mail) } })
+      expect(verified.status).toBe(201)
+      expect(verified.json).toEqual({
+        statusCode: 201,
+        message: 'Login successful',
+        data: {
+          response: {
+            accessToken: expect.any(String),
+            user: { userId: expect.any(String), email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'user', tenant: { tenantId: mailing.tenantId, name: 'Acme' } },
+          },
+        },
+      })
+      expect(verified.setCookie).toMatch(/refreshToken=[^;]+;.*HttpOnly/i)
+      expect(verified.setCookie).toContain('authdDevice=')
+      // The session works like a login's: /me with the access token, refresh with the cookie.
+      const me = await mailing.call('GET', '/api/v1/auth/me', { headers: { authorization: `Bearer ${verified.json.data.response.accessToken}` } })
+      expect(me.json.data.email).toBe('grace@example.com')
+      expect((await mailing.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${verified.refreshCookie}` })).status).toBe(201)
+      // The password is the sign-up's.
+      expect((await mailing.call('POST', '/api/v1/auth/login', { body: { email: 'grace@example.com', password: SIGNUP_PASSWORD } })).status).toBe(201)
+      // And the code is spent.
+      expect((await mailing.call('POST', '/api/v1/auth/verify-email', { body: { email: 'grace@example.com', otp: otpIn(mail) } })).json).toEqual(invalidOtp)
+    } finally {
+      await mailing.close()
+      await smtp.close()
+    }
+  })
+
+  it('records the sign-up and the new account in the audit log, with the address masked and no code', async () => {
+    await signup('grace@example.com')
+    const code = await codeFor('grace@example.com')
+    await verify('grace@example.com', code)
+    const rows = await queryDatabase<{ type: string; user_id: string | null; detail: string }>(
+      ctx,
+      "SELECT type, user_id, detail FROM audit_events WHERE type LIKE 'signup.%' ORDER BY id",
+    )
+    expect(rows.map((r) => [r.type, JSON.parse(r.detail)])).toEqual([
+      ['signup.requested', { email: 'g***@example.com', outcome: 'new', underLimits: true }],
+      ['signup.completed', { email: 'g***@example.com' }],
+    ])
+    expect(rows[1]!.user_id).toEqual(expect.any(String))
+    expect(JSON.stringify(rows)).not.toContain(code)
+  })
+
+  it('applies the password policy first: 400 naming the rule, nothing queued', async () => {
+    const short = await signup('grace@example.com', { password: 'short' })
+    expect(short.json).toEqual({ statusCode: 400, message: 'Password must be at least 15 characters long', data: null })
+    const named = await signup('grace@example.com', { password: 'grace-hopper-is-my-name' })
+    expect(named.json.message).toBe('Password must not contain your e-mail address')
+    expect(await queued('grace@example.com')).toEqual([])
+  })
+
+  it('answers 400 naming the field for a bad address, a missing name or a missing field', async () => {
+    expect((await signup('not an address')).json).toEqual({ statusCode: 400, message: 'email must be a valid e-mail address', data: null })
+    expect((await signup('grace@example.com', { firstName: '  ' })).json).toEqual({ statusCode: 400, message: 'firstName must be 1 to 100 characters', data: null })
+    const missing = await ctx.call('POST', '/api/v1/auth/signup', { body: { email: 'grace@example.com', password: SIGNUP_PASSWORD } })
+    expect(missing.status).toBe(400)
+    expect(missing.json.message).toContain('firstName')
+    expect((await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: 'grace@example.com' } })).status).toBe(400)
+    expect((await ctx.call('POST', '/api/v1/auth/signup', { rawBody: '{"email":', headers: { 'content-type': 'application/json' } })).status).toBe(400)
+  })
+
+  it('refuses a wrong code, an expired one, and the right one after 5 wrong tries', async () => {
+    await signup('grace@example.com')
+    let code = await codeFor('grace@example.com')
+    const wrong = code === '000000' ? '000001' : '000000'
+    for (let i = 0; i < 4; i++) expect((await verify('grace@example.com', wrong)).json).toEqual(invalidOtp)
+    expect((await verify('grace@example.com', 'abcdef')).json).toEqual(invalidOtp)
+    expect((await verify('grace@example.com', code)).json).toEqual(invalidOtp)
+
+    ctx.clock.advance(61)
+    await signup('grace@example.com')
+    code = await codeFor('grace@example.com')
+    ctx.clock.advance(10 * 60 + 1)
+    expect((await verify('grace@example.com', code)).json).toEqual(invalidOtp)
+    expect(await userCount('grace@example.com')).toBe(0)
+  })
+
+  it('gives exactly one account for 20 concurrent verifications of one code', async () => {
+    await signup('grace@example.com')
+    const code = await codeFor('grace@example.com')
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify('grace@example.com', code)))
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(19).fill(400)])
+    expect(await userCount('grace@example.com')).toBe(1)
+  })
+})
+
+describe('no pre-hijacking', () => {
+  it('a second sign-up replaces the first: its code stops working, and the verified one decides the password', async () => {
+    await signup('grace@example.com', { password: 'the squatter passphrase', firstName: 'Mallory' })
+    const squatterCode = await codeFor('grace@example.com')
+    ctx.clock.advance(61)
+    await signup('grace@example.com')
+    const ownerCode = await codeFor('grace@example.com')
+    if (squatterCode !== ownerCode) expect((await verify('grace@example.com', squatterCode)).json).toEqual(invalidOtp)
+    const verified = await verify('grace@example.com', ownerCode)
+    expect(verified.json.data.response.user.firstName).toBe('Grace')
+    expect((await login('grace@example.com', SIGNUP_PASSWORD)).status).toBe(201)
+    expect((await login('grace@example.com', 'the squatter passphrase')).status).toBe(401)
+  })
+
+  it('a pending sign-up blocks nobody: an admin creates the address meanwhile, and the code then creates nothing', async () => {
+    await signup('grace@example.com', { password: 'the squatter passphrase' })
+    const code = await codeFor('grace@example.com')
+    const { user } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', password: PASSWORD })
+    expect((await verify('grace@example.com', code)).json).toEqual(invalidOtp)
+    expect(await userCount('grace@example.com')).toBe(1)
+    expect((await login('grace@example.com', PASSWORD)).json.data.response.user.userId).toBe(user.id)
+    expect((await login('grace@example.com', 'the squatter passphrase')).status).toBe(401)
+    // The pending sign-up is gone with the attempt: no row holds its password hash any more.
+    expect(await queryDatabase(ctx, 'SELECT tenant_id FROM pending_signups')).toEqual([])
+  })
+
+  it('a registered address gets the same answer, and its owner a "someone tried" notice instead of a code', async () => {
+    const { email } = await ctx.addUser({ email: 'ada@example.com' })
+    const res = await signup(email, { password: 'the squatter passphrase' })
+    expect(res.json).toEqual(SIGNUP_ANSWER(email))
+    expect((await queued(email)).map((m) => m.kind)).toEqual(['signup-attempt'])
+    expect((await queued(email))[0]!.text_body).toContain('someone tried to create a Acme account with your address')
+    expect((await login(email, PASSWORD)).status).toBe(201)
+    expect((await login(email, 'the squatter passphrase')).status).toBe(401)
+  })
+})
+
+describe('a tenant open to some domains', () => {
+  it('mails a code to a listed domain only; others get the same answer and no mail', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'domains:Example.org, example.net')
+    expect((await ctx.runtime.store.tenants.get(ctx.tenantId))!.signup).toBe('domains:example.net,example.org')
+    const allowed = await signup('grace@example.org')
+    const refused = await signup('grace@example.com')
+    expect(allowed.json).toEqual(SIGNUP_ANSWER('grace@example.org'))
+    expect(refused.json).toEqual(SIGNUP_ANSWER('grace@example.com'))
+    expect((await queued('grace@example.org')).map((m) => m.kind)).toEqual(['signup-code'])
+    expect(await queued('grace@example.com')).toEqual([])
+    // A sub-domain is another domain.
+    await signup('grace@mail.example.org')
+    expect(await queued('grace@mail.example.org')).toEqual([])
+  })
+
+  it('refuses the code (403) once the domain is no longer listed', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'domains:example.org')
+    await signup('grace@example.org')
+    const code = await codeFor('grace@example.org')
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'domains:example.net')
+    expect((await verify('grace@example.org', code)).json).toEqual({ statusCode: 403, message: 'Sign-up is closed', data: null })
+    expect(await userCount('grace@example.org')).toBe(0)
+  })
+
+  it('refuses a policy that is not closed, open or domains:…, naming the form', async () => {
+    for (const bad of ['sometimes', 'domains:', 'domains:not a domain', 'domains:localhost']) {
+      await expect(setTenantSignup(ctx.runtime, ctx.tenantId, bad)).rejects.toThrow(/signup/)
+    }
+    expect((await ctx.runtime.store.tenants.get(ctx.tenantId))!.signup).toBe('open')
+  })
+})
+
+describe('limits', () => {
+  it('per address, as forgot-password: a second sign-up within a minute is answered the same and changes nothing', async () => {
+    await signup('grace@example.com')
+    const first = await codeFor('grace@example.com')
+    const again = await signup('grace@example.com', { password: 'a different passphrase now' })
+    expect(again.json).toEqual(SIGNUP_ANSWER('grace@example.com'))
+    expect((await queued('grace@example.com')).length).toBe(1)
+    expect((await verify('grace@example.com', first)).status).toBe(201)
+    expect((await login('grace@example.com', SIGNUP_PASSWORD)).status).toBe(201)
+  })
+
+  it('per address: at most 5 mails an hour, registered or not', async () => {
+    const { email } = await ctx.addUser({ email: 'ada@example.com' })
+    for (let i = 0; i < 7; i++) {
+      expect((await signup(email)).json).toEqual(SIGNUP_ANSWER(email))
+      expect((await signup('grace@example.com')).json).toEqual(SIGNUP_ANSWER('grace@example.com'))
+      ctx.clock.advance(61)
+    }
+    expect((await queued(email)).length).toBe(5)
+    expect((await queued('grace@example.com')).length).toBe(5)
+  })
+
+  it('per client IP: 20 sign-ups an hour, then 429 with Retry-After', async () => {
+    const answers: CallResult[] = []
+    for (let i = 0; i < 21; i++) answers.push(await signup(`person${i}@example.com`, {}, { peer: '203.0.113.9' }))
+    expect(answers.slice(0, 20).every((a) => a.status === 202)).toBe(true)
+    expect(answers[20]!.json).toEqual({ statusCode: 429, message: 'Too many requests', data: null })
+    expect(Number(answers[20]!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await signup('late@example.com', {}, { peer: '203.0.113.10' })).status).toBe(202)
+  })
+})
