@@ -5,7 +5,7 @@ import { describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Store } from '../src/core/store'
-import type { OutboxMessage, RefreshFamily, RefreshToken, Tenant, User } from '../src/core/types'
+import type { OutboxMessage, PendingSignup, RefreshFamily, RefreshToken, Tenant, User } from '../src/core/types'
 import { openDatabase } from '../src/db/client'
 import { runMigrations } from '../src/db/migrate'
 import { openPostgres } from '../src/db/pg/client'
@@ -255,6 +255,49 @@ for (const [engine, define, open] of engines) {
       expect(await store.prune('auditEvents', now - 1, 2)).toBe(2)
       expect(await store.prune('auditEvents', now - 1, 10)).toBe(3)
       expect((await store.audit.query({})).map((r) => [r.type, r.detail])).toEqual([['kept', { a: 1 }]])
+    }))
+
+    it('keeps one pending sign-up per address, replaced by the next, and creates its user once when 20 verifications race', withEngine(async (e) => {
+      const t = tenant()
+      await e.store.tenants.insert(t)
+      const audit = { at: now, type: 'signup.requested', tenantId: t.id, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: {} }
+      const pending = (codeHash: string, firstName: string): PendingSignup => ({
+        tenantId: t.id, emailKey: 'ek', firstName, lastName: 'H', passwordHash: `hash-${firstName}`, codeHash, createdAt: now, expiresAt: now + 600_000, attempts: 0, spentAt: null,
+      })
+      const ask = (p: PendingSignup, allowed = true) => e.store.signups.request({ tenantId: t.id, emailKey: 'ek', at: now, historySince: now - 3600_000, allowed: () => allowed, audit, pending: p })
+      await ask(pending('c1', 'First'))
+      await e.store.signups.recordFailure({ tenantId: t.id, emailKey: 'ek', now, maxAttempts: 5, audit })
+      expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c1', attempts: 1 })
+      // Over the limits nothing is replaced; under them the next one replaces it, tries and all.
+      expect(await ask(pending('c2', 'Second'), false)).toBe(false)
+      expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c1', firstName: 'First' })
+      await ask(pending('c3', 'Third'))
+      expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c3', firstName: 'Third', attempts: 0 })
+      expect(await e.store.signups.find(t.id, 'other')).toBeNull()
+
+      const newUser = () => ({ ...user(t.id, 'grace@example.com'), passwordHash: 'hash-Third' })
+      const complete = (store: Store, codeHash = 'c3') => store.signups.complete({ user: newUser(), emailKey: 'ek', codeHash, now, maxAttempts: 5, audit })
+      expect(await complete(e.store, 'c1')).toBe('spent')
+      const second = e.second()
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => complete(i % 2 ? second : e.store)))
+      expect(results.sort()).toEqual(['created', ...Array(19).fill('spent')])
+      expect(await e.store.signups.find(t.id, 'ek')).toBeNull()
+      expect((await e.store.users.findByEmail(t.id, 'grace@example.com'))!.passwordHash).toBe('hash-Third')
+
+      // An address that became a user meanwhile: the sign-up creates nothing and is gone.
+      await ask({ ...pending('c4', 'Late'), emailKey: 'ek2' })
+      const late = await e.store.signups.complete({ user: { ...user(t.id, 'grace@example.com') }, emailKey: 'ek2', codeHash: 'c4', now, maxAttempts: 5, audit })
+      expect(late).toBe('email-taken')
+      expect(await e.store.signups.find(t.id, 'ek2')).toBeNull()
+
+      // Five wrong tries spend it.
+      await ask({ ...pending('c5', 'Tried'), emailKey: 'ek3' })
+      for (let i = 0; i < 5; i++) await e.store.signups.recordFailure({ tenantId: t.id, emailKey: 'ek3', now, maxAttempts: 5, audit })
+      expect(await e.store.signups.find(t.id, 'ek3')).toMatchObject({ attempts: 5, spentAt: now })
+      expect(await e.store.signups.complete({ user: user(t.id, 'tried@example.com'), emailKey: 'ek3', codeHash: 'c5', now, maxAttempts: 5, audit })).toBe('spent')
+      // Retention takes a pending sign-up once it can no longer be used.
+      expect(await e.store.prune('pendingSignups', now + 1, 10)).toBe(1)
+      expect(await e.store.signups.find(t.id, 'ek3')).toBeNull()
     }))
 
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {

@@ -71,6 +71,7 @@ export function createMetrics(deps: Deps): Metrics {
   const metrics = new Metrics()
   deps.events.listen((event) => {
     if (event.kind === 'login') metrics.logins.inc({ outcome: event.outcome })
+    else if (event.kind === 'signup') metrics.signups.inc({ outcome: event.outcome })
     else metrics.otpsRequested.inc()
   })
   metrics.addGauge(

@@ -1,6 +1,7 @@
 // Request ids, one JSON log line per request (the forgot-password address masked), and
 // GET /metrics in the Prometheus text format after a scripted session moves the counters.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { setTenantSignup } from '../../src/core/signup'
 import { jsonLogger } from '../../src/log'
 import { createApp, createMetrics } from '../../src/server/app'
 import type { Metrics } from '../../src/server/metrics'
@@ -123,6 +124,8 @@ describe('GET /metrics', () => {
     await call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
     await call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong password here' } })
     await call('GET', `/api/v1/auth/forgot-password/${email}`)
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
+    await call('POST', '/api/v1/auth/signup', { body: { email: 'grace@example.com', password: 'a sign-up passphrase of mine', firstName: 'Grace', lastName: 'Hopper' } })
     await call('GET', '/nope')
     const listener = startMetricsListener({ host: '127.0.0.1', port: 0 }, metrics)
     const res = await toResult(await fetch(`${listener.url}/metrics`)).finally(() => listener.stop())
@@ -136,6 +139,7 @@ describe('GET /metrics', () => {
     expect(samples.get('authd_logins_total{outcome="succeeded"}')).toBe(1)
     expect(samples.get('authd_logins_total{outcome="failed"}')).toBe(1)
     expect(samples.get('authd_password_reset_requests_total')).toBe(1)
+    expect(samples.get('authd_signups_total{outcome="requested"}')).toBe(1)
     expect(samples.get('authd_errors_total{code="unauthorized"}')).toBe(1)
     expect(samples.get('authd_errors_total{code="not_found"}')).toBe(1)
     expect(samples.get('authd_http_request_duration_seconds_count{route="/api/v1/auth/login",method="POST"}')).toBe(2)
@@ -145,7 +149,7 @@ describe('GET /metrics', () => {
     expect(buckets.length).toBe(12)
     expect(buckets).toEqual([...buckets].sort((a, b) => a - b))
     expect(buckets.at(-1)).toBe(2)
-    expect(samples.get('authd_mail_outbox_messages{status="pending"}')).toBe(1)
+    expect(samples.get('authd_mail_outbox_messages{status="pending"}')).toBe(2)
     expect(samples.get('authd_password_hashing{state="waiting"}')).toBe(0)
   })
 })

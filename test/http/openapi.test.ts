@@ -6,8 +6,9 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { createApiKey } from '../../src/core/api-keys'
+import { setTenantSignup } from '../../src/core/signup'
 import { createUser } from '../../src/core/users'
-import { createTestContext, loginFor, PASSWORD, type CallResult, type TestContext } from '../helpers'
+import { createTestContext, loginFor, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 
 let ctx: TestContext
 let doc: any
@@ -50,6 +51,8 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/auth/sessions',
       '/api/v1/auth/sessions/{sessionId}',
       '/api/v1/auth/setup-password',
+      '/api/v1/auth/signup',
+      '/api/v1/auth/verify-email',
       '/healthz',
       '/readyz',
     ])
@@ -134,5 +137,20 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/admin/audit', 'get', await admin('GET', '/audit?since=never'))
     conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
     conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
+  })
+
+  it('describes the real responses of sign-up and verification, success and errors', async () => {
+    const body = { email: 'joiner@example.com', password: 'a sign-up passphrase of mine', firstName: 'J', lastName: 'O' }
+    conforms('/api/v1/auth/signup', 'post', await ctx.call('POST', '/api/v1/auth/signup', { body }))
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
+    conforms('/api/v1/auth/signup', 'post', await ctx.call('POST', '/api/v1/auth/signup', { body }))
+    conforms('/api/v1/auth/signup', 'post', await ctx.call('POST', '/api/v1/auth/signup', { body: { ...body, password: 'short' } }))
+    conforms('/api/v1/auth/signup', 'post', await ctx.call('POST', '/api/v1/auth/signup', { body, apiKey: null }))
+    const [mail] = await queryDatabase<{ text_body: string }>(ctx, "SELECT text_body FROM mail_outbox WHERE kind = 'signup-code'")
+    const otp = /\b(\d{6})\b/.exec(mail!.text_body)![1]!
+    conforms('/api/v1/auth/verify-email', 'post', await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: body.email, otp: otp === '000000' ? '000001' : '000000' } }))
+    conforms('/api/v1/auth/verify-email', 'post', await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: body.email, otp } }))
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'closed')
+    conforms('/api/v1/auth/verify-email', 'post', await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: body.email, otp } }))
   })
 })

@@ -3,6 +3,7 @@
 // and for setup tokens of another tenant and unknown ones.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { hashParameters } from '../../src/core/passwords'
+import { setTenantSignup } from '../../src/core/signup'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
 import { createTestContext, PASSWORD, recordStoreCalls, type CallResult, type TestContext } from '../helpers'
@@ -104,6 +105,60 @@ describe('forgot-password does not reveal whether an address is registered', () 
     expect(Object.keys(knownWrite).sort()).toEqual(Object.keys(unknownWrite).sort())
     expect(knownWrite.otp && knownWrite.mail).toBeTruthy()
     expect(unknownWrite.otp ?? unknownWrite.mail).toBeUndefined()
+  })
+})
+
+describe('sign-up does not reveal whether an address is registered or refused', () => {
+  const signupBody = (email: string) => ({ email, password: 'a sign-up passphrase of mine', firstName: 'Grace', lastName: 'Hopper' })
+  const signup = (email: string, peer: string) => ctx.call('POST', '/api/v1/auth/signup', { body: signupBody(email), peer })
+
+  it('answers byte for byte the same (but for the echoed address) for new, registered and refused addresses', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'domains:example.com')
+    await ctx.addUser({ email: 'ada@example.com' })
+    const fresh = await signup('new@example.com', '192.0.2.1')
+    const registered = await signup('ada@example.com', '192.0.2.2')
+    const refused = await signup('new@elsewhere.org', '192.0.2.3')
+    const as = (r: CallResult, email: string) => ({ ...visible(r), body: r.text.replace(email, 'ADDRESS') })
+    expect(fresh.status).toBe(202)
+    expect(as(registered, 'ada@example.com')).toEqual(as(fresh, 'new@example.com'))
+    expect(as(refused, 'new@elsewhere.org')).toEqual(as(fresh, 'new@example.com'))
+    // What differs is only what reaches the mailbox: a code, a notice, nothing.
+    const queued = await ctx.runtime.store.outbox.list({})
+    expect(queued.map((m) => [m.recipient, m.kind]).sort()).toEqual([['ada@example.com', 'signup-attempt'], ['new@example.com', 'signup-code']])
+  })
+
+  it('does the same work: one password hash, the same store calls, one write transaction each', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'domains:example.com')
+    await ctx.addUser({ email: 'ada@example.com' })
+    await ctx.runtime.hasher.warmUp()
+    const hashes: string[] = []
+    const hash = ctx.runtime.hasher.hash.bind(ctx.runtime.hasher)
+    ctx.runtime.hasher.hash = (password) => {
+      hashes.push('hash')
+      return hash(password)
+    }
+    const calls = recordStoreCalls(ctx.runtime.store)
+    const work = async (email: string, peer: string) => {
+      await signup(email, peer)
+      return { hashes: hashes.splice(0), calls: calls.splice(0) }
+    }
+    const fresh = await work('new@example.com', '192.0.2.1')
+    const registered = await work('ada@example.com', '192.0.2.2')
+    const refused = await work('new@elsewhere.org', '192.0.2.3')
+    // The API key, the client IP's budget (read, then spent), the look-up, and one write transaction.
+    expect(fresh.calls.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.get', 'limits.apply', 'users.findByEmail', 'signups.request'])
+    for (const other of [registered, refused]) {
+      expect(other.calls.map((c) => c.name)).toEqual(fresh.calls.map((c) => c.name))
+      expect(other.hashes).toEqual(['hash'])
+    }
+    expect(fresh.hashes).toEqual(['hash'])
+    // The one write differs only in what it carries: a pending sign-up and its code, a notice, nothing.
+    const writes = [fresh, registered, refused].map((w) => w.calls[4]!.args[0] as any)
+    expect(writes.map((w) => [Boolean(w.pending), w.mail?.kind ?? null])).toEqual([
+      [true, 'signup-code'],
+      [false, 'signup-attempt'],
+      [false, null],
+    ])
   })
 })
 
