@@ -45,7 +45,7 @@ describe('authd CLI', () => {
   it('tenants create | list | disable | enable, with the --json shapes of the spec', async () => {
     const tenant = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme']))
     expect(tenant).toEqual({ tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', audience: `urn:authd:tenant:${tenant.tenantId}` })
-    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, disabled: false, createdAt: expect.any(String) }])
+    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, signup: 'closed', disabled: false, createdAt: expect.any(String) }])
     expect(ok(await authd(['--json', 'tenants', 'disable', tenant.tenantId])).disabled).toBe(true)
     expect(ok(await authd(['--json', 'tenants', 'enable', tenant.tenantId])).disabled).toBe(false)
   })
@@ -58,6 +58,18 @@ describe('authd CLI', () => {
     const taken = await authd(['tenants', 'update', b.tenantId, '--audience', 'https://api.a.example'])
     expect({ code: taken.code, stderr: taken.stderr }).toEqual({ code: 1, stderr: 'authd: Audience https://api.a.example belongs to another tenant\n' })
     expect((await authd(['tenants', 'create', '--name', 'C', '--audience', 'has space'])).stderr).toBe('authd: Audience must be 1 to 200 printable ASCII characters without spaces\n')
+  })
+
+  it('tenants update --signup sets who may sign up (closed by default); list shows it', async () => {
+    const a = ok(await authd(['--json', 'tenants', 'create', '--name', 'A']))
+    expect(ok(await authd(['--json', 'tenants', 'list'])).find((t: { tenantId: string }) => t.tenantId === a.tenantId).signup).toBe('closed')
+    expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
+    expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
+    const none = await authd(['tenants', 'update', a.tenantId])
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: 'authd: nothing to change: give --audience <aud> and/or --signup <policy>\n' })
+    const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
+    expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
+    expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
   })
 
   it('api-keys create prints the key once; list shows only its prefix; revoke marks it', async () => {

@@ -39,7 +39,7 @@ export function parseSignupPolicy(raw: string): SignupPolicy {
   const value = raw.trim()
   if (value === 'closed' || value === 'open') return { kind: value }
   if (value.startsWith('domains:')) {
-    const domains = [...new Set(value.slice('domains:'.length).split(',').map((d) => d.trim().toLowerCase().replace(/^@/, '')))]
+    const domains = [...new Set(value.slice('domains:'.length).split(',').map((d) => d.trim().toLowerCase().replace(/^@/, '')).filter((d) => d !== ''))]
     const bad = domains.find((d) => d.length > 253 || !DOMAIN_PATTERN.test(d))
     if (bad === undefined && domains.length > 0 && domains.length <= 100) return { kind: 'domains', domains: domains.sort() }
     if (bad !== undefined) throw badRequest(`signup: "${bad}" is not an e-mail domain (such as example.com)`)

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { adminJourney } from '../admin-journey'
+import { signupJourney } from '../signup-journey'
 import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
@@ -77,6 +78,21 @@ describe('dist/authd end to end', () => {
     } finally {
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)
+    }
+  }, 60_000)
+})
+
+describe('dist/authd end to end: sign-up', () => {
+  it('the CLI opens the tenant to a domain; a sign-up code arrives by SMTP and creates the account, logged in', async () => {
+    const { tenantId, key } = await setUpAccount(authd, 'ada.signup@example.com', PASSWORD)
+    const smtp = await startSmtp()
+    const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
+    try {
+      await signupJourney(authd, url, tenantId, key, smtp)
+    } finally {
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+      await smtp.close()
     }
   }, 60_000)
 })

@@ -2,6 +2,8 @@
 // both engines, the CLI, then the server, over a real socket; backup refuses and names pg_dump.
 import { expect, it } from 'bun:test'
 import { adminJourney } from '../admin-journey'
+import { signupJourney } from '../signup-journey'
+import { startSmtp } from '../smtp'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
@@ -19,7 +21,8 @@ describePostgres('dist/authd on PostgreSQL', () => {
     const migrated = await authd(['--json', 'migrate'])
     expect(migrated.json).toEqual({ applied: journal.entries.map((e) => e.tag), pending: [] })
     const { key, tenantId } = await setUpAccount(authd, 'ada@example.com', PASSWORD)
-    const { proc, url, listening } = await serveBinary(dir(), env)
+    const smtp = await startSmtp()
+    const { proc, url, listening } = await serveBinary(dir(), { ...env, AUTHD_SMTP_URL: smtp.url })
     try {
       expect(listening.database).toStartWith('postgres://')
       expect((await fetch(`${url}/readyz`)).status).toBe(200)
@@ -37,8 +40,10 @@ describePostgres('dist/authd on PostgreSQL', () => {
       expect((await fetch(`${url}/api/v1/auth/logout-all`, { method: 'POST', headers: bearer }).then(toResult)).json.data).toEqual({ ended: 1 })
       expect((await fetch(`${url}/api/v1/auth/me`, { headers: bearer })).status).toBe(401)
       await adminJourney(authd, url, tenantId)
+      await signupJourney(authd, url, tenantId, key, smtp)
     } finally {
       proc.kill('SIGTERM')
+      await smtp.close()
     }
     const backup = await authd(['backup', `${dir()}/x.db`])
     expect({ code: backup.code, stderr: backup.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('on PostgreSQL use pg_dump') })
