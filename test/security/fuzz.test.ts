@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
+import { setTenantSignup } from '../../src/core/signup'
 import { createTestContext, type TestContext } from '../helpers'
 
 const REQUESTS = 3000
@@ -10,7 +11,8 @@ let ctx: TestContext
 let server: RunningServer
 beforeAll(async () => {
   // Generous limits: this test is about parsing and validation, not throttling.
-  ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_FORGOT_IP_PER_HOUR: '100000', AUTHD_PASSWORD_IP_PER_10MIN: '100000', AUTHD_LOGIN_IP_FAILURES: '100000' })
+  ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_FORGOT_IP_PER_HOUR: '100000', AUTHD_PASSWORD_IP_PER_10MIN: '100000', AUTHD_LOGIN_IP_FAILURES: '100000', AUTHD_SIGNUP_IP_PER_HOUR: '100000' })
+  await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
   server = await startServer(ctx.runtime, silentLogger)
   await ctx.addUser({ email: 'ada@example.com' })
 })
@@ -39,7 +41,7 @@ function generator(seed: number, apiKey: string) {
       '/api/v1/auth/refresh-token', `/api/v1/auth/forgot-password/${marker}`, `/api/v1/auth/forgot-password/%ZZ${marker}`,
       '/api/v1/auth/forgot-password/', `/api/v1/auth/../auth/login`, `/api/v1/auth/login/${marker}`, `/%00${marker}`,
       `/api/v1/auth/${'a'.repeat(3000)}`, '/api/v1/auth/.well-known/jwks.json', '/healthz', `/api/v1/auth/forgot-password/${marker}%00@x.io`,
-      `/api/v1/auth/login?__proto__[x]=${marker}`, '/api/v2/auth/login', '/API/V1/AUTH/LOGIN',
+      `/api/v1/auth/login?__proto__[x]=${marker}`, '/api/v2/auth/login', '/API/V1/AUTH/LOGIN', '/api/v1/auth/signup', '/api/v1/auth/verify-email',
     ] as const
     const bodies = [
       undefined, '', '{', '[]', 'null', '"str"', '42', `{"email":"${marker}"}`, `{"email":1,"password":["${marker}"]}`,
@@ -51,6 +53,9 @@ function generator(seed: number, apiKey: string) {
       `{"email":"ada@example.com","otp":"${marker}","newPassword":"${marker}${'x'.repeat(200)}"}`,
       `{"password":${1e309}}`, `{"password":"\\ud800${marker}"}`, `\u0000\u0001${marker}`, `${marker}=1&email=x`,
       JSON.stringify({ email: 'a@example.com', password: marker.repeat(900) }),
+      `{"email":"new@example.com","password":"a passphrase ${marker}","firstName":"${marker}","lastName":{"x":1}}`,
+      `{"email":"new@example.com","password":"a passphrase ${marker}","firstName":"${'x'.repeat(200)}","lastName":"${marker}"}`,
+      `{"email":"new@example.com","otp":${1e309}}`,
     ] as const
     const contentTypes = [undefined, 'application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', `application/${marker}+json`] as const
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const

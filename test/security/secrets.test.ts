@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTenantSignup } from '../../src/core/signup'
 import { createUser } from '../../src/core/users'
 import { jsonLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
@@ -14,6 +15,7 @@ const CANARY = {
   wrongPassword: 'canary-password-2-wrong-guess',
   newPassword: 'canary-password-3-after-reset',
   setupPassword: 'canary-password-4-first-setup',
+  signupPassword: 'canary-password-5-at-sign-up',
   email: 'canary.person@example.com',
 }
 let ctx: TestContext
@@ -22,6 +24,7 @@ const logLines: string[] = []
 /** Every secret the flows below handled in plaintext. */
 const secrets: Record<string, string> = {}
 let otp = ''
+let signupOtp = ''
 
 beforeAll(async () => {
   ctx = await createTestContext({ AUTHD_PORT: '0' })
@@ -56,6 +59,17 @@ beforeAll(async () => {
   const { setupToken } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'newcomer@example.com', firstName: 'New', lastName: 'Comer' })
   secrets.setupToken = setupToken!.token
   await post('/setup-password', { password: CANARY.setupPassword }, { authorization: `Bearer ${secrets.setupToken}` })
+  await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
+  await post('/signup', { email: 'canary.joiner@example.com', password: CANARY.signupPassword, firstName: 'Joan', lastName: 'Clarke' })
+  for (let i = 0; i < 100 && !signupOtp; i++) {
+    await Bun.sleep(50)
+    const dir = join(ctx.dir, 'mail')
+    const eml = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).find((text) => text.includes('sign-up code'))
+    if (eml) signupOtp = /\b(\d{6})\b/.exec(eml.split('text/plain')[1]!)![1]!
+  }
+  await post('/verify-email', { email: 'canary.joiner@example.com', otp: signupOtp === '000000' ? '000001' : '000000' })
+  const joined = await post('/verify-email', { email: 'canary.joiner@example.com', otp: signupOtp })
+  secrets.signupRefreshToken = joined.refreshCookie!
   await post('/logout', {}, { cookie: `refreshToken=${secrets.successor}` })
   await Bun.sleep(200) // let the worker deliver the notice mails
   await server.stop()
@@ -89,11 +103,12 @@ function rawDatabaseFiles(): string {
     .join('')
 }
 
-const allSecrets = () => ({ ...secrets, ...CANARY, otp })
+const allSecrets = () => ({ ...secrets, ...CANARY, otp, signupOtp })
 
 describe('secrets at rest', () => {
   it('the flows really ran (the canaries are real secrets)', () => {
     expect(otp).toMatch(/^\d{6}$/)
+    expect(signupOtp).toMatch(/^\d{6}$/)
     for (const value of Object.values(secrets)) expect(value.length).toBeGreaterThan(20)
   })
 
@@ -102,7 +117,7 @@ describe('secrets at rest', () => {
     const raw = rawDatabaseFiles()
     expect(dump).toContain(CANARY.email) // (the dump does see the rows: addresses are stored as typed)
     for (const [name, value] of Object.entries(allSecrets())) {
-      if (name === 'otp' || name === 'email') continue
+      if (name === 'otp' || name === 'signupOtp' || name === 'email') continue
       expect({ name, inTables: dump.includes(value), inFiles: raw.includes(value) }).toEqual({ name, inTables: false, inFiles: false })
     }
   })
@@ -113,6 +128,12 @@ describe('secrets at rest', () => {
     expect(cells.map(String)).not.toContain(otp)
     expect(cells.some((c) => String(c).includes(otp))).toBe(false)
     expect(bodies).toEqual([{ status: 'sent', text_body: null, html_body: null }])
+  })
+
+  it('a sign-up code likewise: its mail body is erased once delivered, and the verified sign-up leaves no pending row', async () => {
+    const bodies = await queryDatabase(ctx, "SELECT status, text_body, html_body FROM mail_outbox WHERE kind = 'signup-code'")
+    expect(bodies).toEqual([{ status: 'sent', text_body: null, html_body: null }])
+    expect(await queryDatabase(ctx, 'SELECT * FROM pending_signups')).toEqual([])
   })
 })
 
