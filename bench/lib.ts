@@ -16,6 +16,7 @@ export const NO_LIMITS = {
   AUTHD_FORGOT_ADDRESS_INTERVAL: '1s',
   AUTHD_FORGOT_ADDRESS_PER_HOUR: '1000',
   AUTHD_SIGNUP_IP_PER_HOUR: '1000000',
+  AUTHD_PASSWORD_IP_PER_10MIN: '1000000',
 }
 
 type Cli = (args: string[], stdin?: string) => any
