@@ -295,9 +295,13 @@ for (const [engine, define, open] of engines) {
       for (let i = 0; i < 5; i++) await e.store.signups.recordFailure({ tenantId: t.id, emailKey: 'ek3', now, maxAttempts: 5, audit })
       expect(await e.store.signups.find(t.id, 'ek3')).toMatchObject({ attempts: 5, spentAt: now })
       expect(await e.store.signups.complete({ user: user(t.id, 'tried@example.com'), emailKey: 'ek3', codeHash: 'c5', now, maxAttempts: 5, audit })).toBe('spent')
-      // Retention takes a pending sign-up once it can no longer be used.
+      // Retention takes a pending sign-up once it can no longer be used, and only that one
+      // (another one made in the same millisecond, still live, stays).
+      await ask({ ...pending('c6', 'Live'), emailKey: 'ek4' })
       expect(await e.store.prune('pendingSignups', now + 1, 10)).toBe(1)
       expect(await e.store.signups.find(t.id, 'ek3')).toBeNull()
+      expect(await e.store.signups.find(t.id, 'ek4')).toMatchObject({ codeHash: 'c6' })
+      expect(await e.store.prune('pendingSignups', now + 600_001, 10)).toBe(1)
     }))
 
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {

@@ -25,18 +25,20 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     resetRequests: ['password_reset_requests', 'id', sql`SELECT id FROM password_reset_requests WHERE created_at < ${before} LIMIT ${limit}`],
     otps: ['password_reset_otps', 'user_id', sql`SELECT user_id FROM password_reset_otps WHERE coalesce(spent_at, expires_at) < ${before} LIMIT ${limit}`],
     setupTokens: ['setup_tokens', 'id', sql`SELECT id FROM setup_tokens WHERE coalesce(used_at, expires_at) < ${before} LIMIT ${limit}`],
+    // Its key has two columns too, and rows past their time must go alone: picked by both.
     pendingSignups: [
       'pending_signups',
-      'expires_at',
-      sql`SELECT expires_at FROM pending_signups WHERE coalesce(spent_at, expires_at) < ${before} ORDER BY expires_at LIMIT ${limit}`,
+      ['tenant_id', 'email_key'],
+      sql`SELECT tenant_id, email_key FROM pending_signups WHERE coalesce(spent_at, expires_at) < ${before} LIMIT ${limit}`,
     ],
     signupRequests: ['signup_requests', 'id', sql`SELECT id FROM signup_requests WHERE created_at < ${before} LIMIT ${limit}`],
     limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} LIMIT ${limit}`],
     // Its key has two columns; picking by created_at deletes only rows past retention (rows
     // sharing a millisecond go together, so a batch may be a little over the limit).
     idempotencyKeys: ['idempotency_keys', 'created_at', sql`SELECT created_at FROM idempotency_keys WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`],
-  }[target] as [string, string, SQL]
-  return sql`DELETE FROM ${sql.identifier(table)} WHERE ${sql.identifier(key)} IN (${select})`
+  }[target] as [string, string | string[], SQL]
+  const keyColumns = typeof key === 'string' ? sql.identifier(key) : sql`(${sql.join(key.map((k) => sql.identifier(k)), sql`, `)})`
+  return sql`DELETE FROM ${sql.identifier(table)} WHERE ${keyColumns} IN (${select})`
 }
 
 export function createPrune(db: Db): Store['prune'] {
