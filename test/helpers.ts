@@ -23,8 +23,14 @@ export const PASSWORD = 'correct horse battery staple'
 /** Real time, plus whatever a test has skipped ahead. */
 export class TestClock implements Clock {
   private offsetMs = 0
+  private frozenAt: number | undefined
   now() {
-    return Date.now() + this.offsetMs
+    return (this.frozenAt ?? Date.now()) + this.offsetMs
+  }
+  /** Stops real time (advance still moves it): for a test whose requests must all fall inside
+   *  a block of a second or so, however slow the machine is. */
+  freeze() {
+    this.frozenAt = Date.now()
   }
   advance(seconds: number) {
     this.offsetMs += seconds * 1000

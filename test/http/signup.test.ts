@@ -256,4 +256,12 @@ describe('limits', () => {
     expect(Number(answers[20]!.headers.get('retry-after'))).toBeGreaterThan(0)
     expect((await signup('late@example.com', {}, { peer: '203.0.113.10' })).status).toBe(202)
   })
+
+  it('per client IP: 30 verifications in 10 minutes, then 429, whatever the addresses', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 31; i++) statuses.push((await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: `person${i}@example.com`, otp: '000000' }, peer: '203.0.113.7' })).status)
+    expect(statuses).toEqual([...Array(30).fill(400), 429])
+    ctx.clock.advance(10 * 60 + 1)
+    expect((await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: 'person0@example.com', otp: '000000' }, peer: '203.0.113.7' })).status).toBe(400)
+  })
 })

@@ -52,7 +52,7 @@ export const signupRoutes = (deps: Deps) =>
           description:
             'The account exists from this answer, with the password of the sign-up whose code this is. Exactly the login answer: the access token and user, the refreshToken cookie (1 day) and the authdDevice cookie. Any code failure is the same 400.',
           security: API_KEY,
-          responses: responses({ status: 201, description: 'Account created and logged in', data: schemas.Session }, [400, 401, 403, 413, 429]),
+          responses: responses({ status: 201, description: 'Account created and logged in', data: schemas.Session }, [400, 401, 403, 413, 429, 503]),
         },
       },
     )
