@@ -16,8 +16,11 @@ export interface AccessTokenSettings {
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
-/** @param sessionId the session (refresh family) the token was issued to: its `sid` claim. */
-export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSettings, user: User, sessionId: string, now: number): string {
+/**
+ * @param sessionId the session (refresh family) the token was issued to: its `sid` claim.
+ * @param amr how the user proved who they are (RFC 8176): `['pwd']`, or `['pwd', 'otp']` with a second factor.
+ */
+export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSettings, user: User, sessionId: string, now: number, amr: string[] = ['pwd']): string {
   const iat = Math.floor(now / 1000)
   const header = b64url({ alg: 'ES256', typ: 'JWT', kid: key.kid })
   const payload = b64url({
@@ -28,6 +31,7 @@ export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSett
     type: user.type,
     email: user.email,
     sid: sessionId,
+    amr,
     iat,
     exp: iat + settings.ttlSec,
     jti: Bun.randomUUIDv7(),
@@ -46,6 +50,7 @@ export interface AccessTokenClaims {
   type: string
   email: string
   sid: string
+  amr?: string[]
   iat: number
   exp: number
   jti: string

@@ -103,7 +103,7 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
 }
 
 /** A new session (refresh-token family) for a user who just proved who they are: login, or a verified sign-up. */
-export async function startSession(deps: SessionDeps, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor): Promise<Session> {
+export async function startSession(deps: SessionDeps, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor, amr: string[] = ['pwd']): Promise<Session> {
   const now = deps.clock.now()
   const family: RefreshFamily = {
     id: Bun.randomUUIDv7(),
@@ -114,12 +114,13 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
     expiresAt: now + deps.config.sessionMaxAgeSec * 1000,
     revokedAt: null,
     revokedReason: null,
+    amr: amr.join(','),
   }
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   await deps.store.sessions.createFamily(family, tokenRecord)
-  return issueSession(deps, signingKey, user, tenant, family.id, refreshToken, tokenRecord.expiresAt, now)
+  return issueSession(deps, signingKey, user, tenant, family, refreshToken, tokenRecord.expiresAt, now)
 }
 
 export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor): Promise<Session> {
@@ -147,7 +148,7 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
     await audit(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } })
     throw unauthorized()
   }
-  return issueSession(deps, signingKey, user, tenant, family.id, successor, tokenExpiresAt(deps, family, now), now)
+  return issueSession(deps, signingKey, user, tenant, family, successor, tokenExpiresAt(deps, family, now), now)
 }
 
 /** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
@@ -213,13 +214,15 @@ async function issueSession(
   signingKey: ActiveSigningKey,
   user: User,
   tenant: Tenant,
-  sessionId: string,
+  family: Pick<RefreshFamily, 'id' | 'amr'>,
   refreshToken: string,
   refreshExpiresAt: number,
   now: number,
 ): Promise<Session> {
   const { issuer, accessTokenTtlSec } = deps.config
-  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, sessionId, now)
+  // A refresh keeps the login's amr: the second factor was proved for the whole session.
+  const amr = family.amr ? family.amr.split(',') : ['pwd']
+  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, family.id, now, amr)
   return {
     accessToken,
     user: toPublicUser(user, tenant),

@@ -76,6 +76,8 @@ export interface RefreshFamily {
   expiresAt: number
   revokedAt: number | null
   revokedReason: string | null
+  /** How the user proved who they are at login, as stored: `pwd`, or `pwd,otp` (the access tokens' `amr`). */
+  amr: string
 }
 
 export interface RefreshToken {

@@ -89,6 +89,8 @@ export const refreshFamilies = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     revokedAt: integer('revoked_at'),
     revokedReason: text('revoked_reason'),
+    /** How the session's user proved who they are (its access tokens' `amr`): `pwd`, or `pwd,otp`. */
+    amr: text('amr').notNull().default('pwd'),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )
@@ -268,4 +270,50 @@ export const signupRequests = sqliteTable(
     issued: integer('issued', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+)
+
+// A user's TOTP factor (core/mfa.ts). The secret is sealed (AES-256-GCM under a server key,
+// bound to the user id): a copy of this table alone gives no codes away. Unconfirmed until
+// the first code is entered; last_used_step makes each code work once.
+export const mfaTotp = sqliteTable('mfa_totp', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  sealedSecret: text('sealed_secret').notNull(),
+  createdAt: integer('created_at').notNull(),
+  confirmedAt: integer('confirmed_at'),
+  lastUsedStep: integer('last_used_step'),
+})
+
+// Recovery codes: single use, stored only as a keyed hash.
+export const mfaRecoveryCodes = sqliteTable(
+  'mfa_recovery_codes',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (t) => [index('mfa_recovery_codes_user_idx').on(t.userId)],
+)
+
+// The second step of a login: issued after the right password; single use, 5 minutes, 5 wrong codes.
+export const mfaChallenges = sqliteTable(
+  'mfa_challenges',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    rememberMe: integer('remember_me', { mode: 'boolean' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    attempts: integer('attempts').notNull(),
+    spentAt: integer('spent_at'),
+  },
+  (t) => [uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
 )

@@ -39,7 +39,7 @@ describe('POST /login', () => {
       audience: `urn:authd:tenant:${ctx.tenantId}`,
     })
     expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: jwks.keys[0].kid })
-    expect(payload).toMatchObject({ sub: userId, tid: ctx.tenantId, type: 'user', email })
+    expect(payload).toMatchObject({ sub: userId, tid: ctx.tenantId, type: 'user', email, amr: ['pwd'] })
     expect(payload.exp! - payload.iat!).toBe(15 * 60)
     expect(payload.jti).toEqual(expect.any(String))
   })

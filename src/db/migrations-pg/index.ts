@@ -4,12 +4,14 @@ import m0 from './0000_init.sql' with { type: 'text' }
 import m1 from './0001_session_origin.sql' with { type: 'text' }
 import m2 from './0002_admin_api.sql' with { type: 'text' }
 import m3 from './0003_signup.sql' with { type: 'text' }
+import m4 from './0004_mfa_totp.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
   '0001_session_origin': m1,
   '0002_admin_api': m2,
   '0003_signup': m3,
+  '0004_mfa_totp': m4,
 }
 
 export { journal }

@@ -8,6 +8,7 @@ import m4 from './0004_reset_request_attempts.sql' with { type: 'text' }
 import m5 from './0005_session_origin.sql' with { type: 'text' }
 import m6 from './0006_admin_api.sql' with { type: 'text' }
 import m7 from './0007_signup.sql' with { type: 'text' }
+import m8 from './0008_mfa_totp.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -18,6 +19,7 @@ export const migrationFiles: Record<string, string> = {
   '0005_session_origin': m5,
   '0006_admin_api': m6,
   '0007_signup': m7,
+  '0008_mfa_totp': m8,
 }
 
 export { journal }

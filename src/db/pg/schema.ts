@@ -90,6 +90,7 @@ export const refreshFamilies = pgTable(
     expiresAt: ms('expires_at').notNull(),
     revokedAt: ms('revoked_at'),
     revokedReason: text('revoked_reason'),
+    amr: text('amr').notNull().default('pwd'),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )
@@ -246,4 +247,45 @@ export const signupRequests = pgTable(
     issued: boolean('issued').notNull().default(false),
   },
   (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+)
+
+export const mfaTotp = pgTable('mfa_totp', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  sealedSecret: text('sealed_secret').notNull(),
+  createdAt: ms('created_at').notNull(),
+  confirmedAt: ms('confirmed_at'),
+  lastUsedStep: ms('last_used_step'),
+})
+
+export const mfaRecoveryCodes = pgTable(
+  'mfa_recovery_codes',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: ms('used_at'),
+  },
+  (t) => [index('mfa_recovery_codes_user_idx').on(t.userId)],
+)
+
+export const mfaChallenges = pgTable(
+  'mfa_challenges',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    rememberMe: boolean('remember_me').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    attempts: integer('attempts').notNull(),
+    spentAt: ms('spent_at'),
+  },
+  (t) => [uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
 )

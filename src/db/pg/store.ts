@@ -40,8 +40,8 @@ const p = sql.placeholder
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
 const CREATE_FAMILY = `
   WITH family AS (
-    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason)
-    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8)
+    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr)
+    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17)
     RETURNING id
   )
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
@@ -246,7 +246,7 @@ function createRawPgStore(db: PgDb): Store {
       async createFamily(f, t) {
         // One statement rather than BEGIN, INSERT, INSERT, COMMIT: a login holds no
         // connection across round trips.
-        await db.$client.unsafe(CREATE_FAMILY, [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent])
+        await db.$client.unsafe(CREATE_FAMILY, [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr])
       },
       async findToken(hash) {
         const [row] = await q.tokenByHash.execute({ hash })
