@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'invalid_request'
   | 'weak_password'
   | 'invalid_otp'
+  | 'invalid_code'
   | 'unauthorized'
   | 'user_disabled'
   | 'tenant_disabled'
@@ -43,6 +44,8 @@ export const badRequest = (message: string) => new AppError(400, 'invalid_reques
 export const weakPassword = (message: string) => new AppError(400, 'weak_password', message)
 /** Any OTP failure (wrong, expired, spent, unknown address): never says which. */
 export const invalidOtp = () => new AppError(400, 'invalid_otp', 'Invalid or expired OTP')
+/** Any failure of a second-factor code or its login challenge: never says which. */
+export const invalidCode = () => new AppError(400, 'invalid_code', 'Invalid or expired code')
 export const unauthorized = () => new AppError(401, 'unauthorized', 'Unauthorized')
 export const userDisabled = () => new AppError(403, 'user_disabled', 'User is disabled')
 export const tenantDisabled = () => new AppError(403, 'tenant_disabled', 'Tenant is disabled')

@@ -27,6 +27,8 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     // goes as soon as its code can no longer be used. The limits look back one hour.
     pendingSignups: 0,
     signupRequests: r.resetDataSec * 1000,
+    // A login challenge is of no use once spent or expired (5 minutes).
+    mfaChallenges: 0,
     // Counters idle this long block nothing any more: windows last at most a day (back-off
     // runs), and a back-off blocks at most its cap after the latest failure.
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),

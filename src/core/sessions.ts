@@ -8,6 +8,7 @@ import type { Deps } from './deps'
 import { AppError, tenantDisabled, unauthorized, userDisabled, type ErrorCode } from './errors'
 import { guardLimits, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
+import { hasConfirmedTotp, issueMfaChallenge, passMfaChallenge, type MfaChallengeAnswer } from './mfa'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
@@ -42,7 +43,10 @@ const LOGIN_OUTCOMES: Partial<Record<ErrorCode, 'failed' | 'limited' | 'overload
   unavailable: 'overloaded',
 }
 
-export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginResult> {
+/** A login's answer: a session, or (for a user with a second factor) the challenge to pass first. */
+export type LoginAnswer = ({ kind: 'session' } & LoginResult) | ({ kind: 'mfa' } & MfaChallengeAnswer)
+
+export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginAnswer> {
   try {
     const result = await authenticate(deps, input, actor)
     deps.events.notify({ kind: 'login', outcome: 'succeeded' })
@@ -54,7 +58,7 @@ export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): P
   }
 }
 
-async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginResult> {
+async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginAnswer> {
   // Under a flood, refuse before any database work: a refused login must be cheap.
   deps.hasher.assertCapacity()
   const { tenant } = input
@@ -97,9 +101,26 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
     await deps.store.users.setPasswordHash(user.id, await deps.hasher.hash(password), now)
   }
 
+  // The second step exists only after the right password: a wrong one costs the same whether
+  // or not the user has a second factor.
+  if (await hasConfirmedTotp(deps, user.id)) return { kind: 'mfa', ...(await issueMfaChallenge(deps, user, tenant, input.rememberMe, actor)) }
   const session = await startSession(deps, user, tenant, input.rememberMe, actor)
   await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
-  return { ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
+  return { kind: 'session', ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
+}
+
+/** POST /mfa/verify: a passed challenge is the login's answer, its access tokens with amr pwd+otp. */
+export async function loginWithSecondFactor(
+  deps: LoginDeps & Pick<Deps, 'mailQueued'>,
+  input: { tenant: Tenant; challengeToken: unknown; code: unknown; deviceCookie?: string },
+  actor: Actor,
+): Promise<LoginResult> {
+  const passed = await passMfaChallenge(deps, input, actor)
+  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'])
+  const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor }
+  await audit(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
+  deps.events.notify({ kind: 'login', outcome: 'succeeded' })
+  return { ...session, deviceCookie: passed.deviceCookie }
 }
 
 /** A new session (refresh-token family) for a user who just proved who they are: login, or a verified sign-up. */

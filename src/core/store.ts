@@ -2,7 +2,7 @@
 // SQLite (and later PostgreSQL). Every method is atomic by itself: where a rule needs
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
-import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, PasswordResetOtp, PendingSignup, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
+import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, MfaChallenge, PasswordResetOtp, PendingSignup, RecoveryCode, TotpFactor, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
   /** False when another tenant has this audience. */
@@ -145,6 +145,35 @@ export interface SignupStore {
   complete(input: { user: User; emailKey: string; codeHash: string; now: number; maxAttempts: number; audit: AuditEvent }): Promise<'created' | 'spent' | 'email-taken'>
 }
 
+export interface MfaStore {
+  findTotp(userId: string): Promise<TotpFactor | null>
+  /** Starts an enrolment, replacing an unconfirmed factor; false when a confirmed one exists. */
+  beginTotp(factor: TotpFactor): Promise<boolean>
+  /**
+   * Confirms the user's unconfirmed factor with the step of the code entered, replaces the
+   * recovery codes, queues the mail and records the audit event; one transaction. False when
+   * there was no unconfirmed factor any more (a concurrent confirmation won).
+   */
+  confirmTotp(input: { userId: string; step: number; now: number; recoveryCodes: RecoveryCode[]; mail: OutboxMessage; audit: AuditEvent }): Promise<boolean>
+  /** Records `step` as used if it is after the last used one; false if it is not (a replay, or a concurrent use). */
+  useTotpStep(userId: string, step: number): Promise<boolean>
+  /** Spends the user's unused recovery code with this hash and queues `notice` with it; false if there is none. */
+  useRecoveryCode(userId: string, codeHash: string, now: number, notice: OutboxMessage): Promise<boolean>
+  /** Whether the user has an unused recovery code with this hash. */
+  hasRecoveryCode(userId: string, codeHash: string): Promise<boolean>
+  /** Unused recovery codes left. */
+  countRecoveryCodes(userId: string): Promise<number>
+  /** Removes the factor and its recovery codes (and live challenges), queues `mail` if given, records
+   *  the audit event; false when there was no factor. */
+  removeTotp(input: { userId: string; mail?: OutboxMessage; audit: AuditEvent }): Promise<boolean>
+  createChallenge(challenge: MfaChallenge): Promise<void>
+  findChallenge(tokenHash: string): Promise<MfaChallenge | null>
+  /** One wrong code against the challenge (spent at `maxAttempts`). */
+  recordChallengeFailure(id: string, now: number, maxAttempts: number): Promise<void>
+  /** Spends the challenge if it is still unspent, unexpired and under `maxAttempts`; false if not (a concurrent verification won). */
+  spendChallenge(id: string, now: number, maxAttempts: number): Promise<boolean>
+}
+
 export interface SetupTokenStore {
   findByHash(tokenHash: string): Promise<SetupToken | null>
   /** Spends the user's earlier setup tokens, adds this one and queues its mail. */
@@ -260,7 +289,7 @@ export interface IdempotencyStore {
 }
 
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges'
 
 export interface Store {
   tenants: TenantStore
@@ -271,6 +300,7 @@ export interface Store {
   passwordResets: PasswordResetStore
   setupTokens: SetupTokenStore
   signups: SignupStore
+  mfa: MfaStore
   outbox: OutboxStore
   limits: LimitStore
   audit: AuditStore

@@ -120,7 +120,39 @@ export interface PendingSignup {
   spentAt: number | null
 }
 
-export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt'
+/** A user's TOTP factor; the secret is sealed (core/mfa.ts). */
+export interface TotpFactor {
+  userId: string
+  sealedSecret: string
+  createdAt: number
+  /** Null until the first code is entered (enrolment confirmed). */
+  confirmedAt: number | null
+  /** The TOTP step of the last code accepted: no code of it or before works again. */
+  lastUsedStep: number | null
+}
+
+export interface RecoveryCode {
+  id: string
+  userId: string
+  /** HMAC under a server key. */
+  codeHash: string
+  usedAt: number | null
+}
+
+/** The second step of a login for an enrolled user. */
+export interface MfaChallenge {
+  id: string
+  tokenHash: string
+  userId: string
+  tenantId: string
+  rememberMe: boolean
+  createdAt: number
+  expiresAt: number
+  attempts: number
+  spentAt: number | null
+}
+
+export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used'
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'expired'
 
 export interface OutboxMessage {

@@ -30,6 +30,9 @@ const TABLES = [
   'idempotencyKeys',
   'pendingSignups',
   'signupRequests',
+  'mfaTotp',
+  'mfaRecoveryCodes',
+  'mfaChallenges',
 ] as const
 type TableName = (typeof TABLES)[number]
 

@@ -13,6 +13,7 @@ import { createIdempotencyStore } from './idempotency-store'
 import { createOutboxStore } from './outbox-store'
 import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
+import { createMfaStore } from './mfa-store'
 import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -293,6 +294,7 @@ export function createSqliteStore(db: Db): Store {
     passwordResets: createPasswordResetStore(db),
     setupTokens: createSetupTokenStore(db),
     signups: createSignupStore(db),
+    mfa: createMfaStore(db),
     outbox: createOutboxStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),

@@ -25,6 +25,7 @@ import { adminRoutes } from './routes/admin'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
+import { mfaRoutes } from './routes/mfa'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -53,6 +54,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(changePasswordRoute(deps))
         .use(setupPasswordRoute(deps))
         .use(signupRoutes(deps))
+        .use(mfaRoutes(deps))
         .use(meRoutes(deps))
         .use(jwksRoute(deps))
         .use(docsRoutes()),

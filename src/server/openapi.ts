@@ -81,7 +81,15 @@ export function responses(success: { status: number; description: string; data: 
   }
 }
 
-export const schemas = { User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView }
+const MfaChallenge = t.Object({
+  response: t.Object({
+    mfaRequired: t.Literal(true),
+    challengeToken: t.String({ description: 'Single use, 5 minutes: pass it to POST /mfa/verify with a code' }),
+    methods: t.Array(t.Union([t.Literal('totp'), t.Literal('recovery')])),
+  }),
+})
+
+export const schemas = { MfaChallenge, User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView }
 
 export const API_KEY = [{ apiKey: [] }]
 export const REFRESH_COOKIE = [{ refreshCookie: [] }]

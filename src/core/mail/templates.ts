@@ -137,3 +137,24 @@ export function signupAttemptMail(input: { tenantName: string; firstName: string
     ]),
   }
 }
+
+/** What happened to a user's second factor, for the notice that tells them. */
+export type MfaNotice = 'enrolled' | 'disabled' | 'reset' | 'recovery-used'
+
+export function mfaNoticeMail(input: { tenantName: string; firstName: string; notice: MfaNotice; at: number; recoveryCodesLeft?: number }): MailContent {
+  const { tenantName, firstName, notice } = input
+  const when = new Date(input.at).toUTCString()
+  const what = {
+    enrolled: ['two-factor authentication was turned on', 'From now on, logging in asks for a code from your authenticator app.'],
+    disabled: ['two-factor authentication was turned off', 'Logging in now asks for your password only.'],
+    reset: ['an administrator removed your two-factor authentication', 'Logging in now asks for your password only; you can turn it on again.'],
+    'recovery-used': ['a recovery code was used to log in', `You have ${input.recoveryCodesLeft ?? 0} recovery codes left.`],
+  }[notice]
+  const subject = `${tenantName}: ${what[0]}`
+  const lines = [`On ${when}, ${what[0]} for your ${tenantName} account.`, what[1]!, `If this was not you, change your password and contact your ${tenantName} administrator now.`]
+  return {
+    subject,
+    text: [greeting(firstName), '', ...lines].join('\n'),
+    html: layout(escape(subject), [escape(greeting(firstName)), ...lines.map(escape)]),
+  }
+}

@@ -14,6 +14,7 @@ import { createPgIdempotencyStore } from './idempotency-store'
 import { createPgOutboxStore } from './outbox-store'
 import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
 import { createPgPrune } from '../retention-store'
+import { createPgMfaStore } from './mfa-store'
 import { createPgSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -285,6 +286,7 @@ function createRawPgStore(db: PgDb): Store {
     passwordResets: createPgPasswordResetStore(db),
     setupTokens: createPgSetupTokenStore(db),
     signups: createPgSignupStore(db),
+    mfa: createPgMfaStore(db),
     outbox: createPgOutboxStore(db),
     limits: createPgLimitStore(db),
     audit: createPgAuditStore(db),

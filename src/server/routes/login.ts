@@ -14,9 +14,14 @@ export const loginRoute = (deps: Deps) =>
     async ({ body, tenant, cookie, set, actor }) => {
       const deviceCookie = readDeviceCookie(cookie[DEVICE_COOKIE])
       const session = await login(deps, { tenant, email: body.email, password: body.password, rememberMe: body.rememberMe ?? false, deviceCookie }, actor)
+      set.status = 201
+      // An enrolled user's right password: no token and no cookie until the second step.
+      if (session.kind === 'mfa') {
+        const { mfaRequired, challengeToken, methods } = session
+        return envelope(201, 'Second factor required', { response: { mfaRequired, challengeToken, methods: [...methods] } })
+      }
       setRefreshCookie(cookie.refreshToken!, session.refreshToken, session.refreshMaxAgeSec)
       setDeviceCookie(cookie[DEVICE_COOKIE]!, session.deviceCookie)
-      set.status = 201
       return envelope(201, 'Login successful', { response: { accessToken: session.accessToken, user: session.user } })
     },
     {
@@ -29,7 +34,7 @@ export const loginRoute = (deps: Deps) =>
         description:
           'Sets the refreshToken cookie (1 day, or 30 days with rememberMe) and the authdDevice cookie, which exempts this browser from account-wide lock-outs others can trigger.',
         security: API_KEY,
-        responses: responses({ status: 201, description: 'Logged in', data: schemas.Session }, [400, 401, 403, 413, 429, 503]),
+        responses: responses({ status: 201, description: 'Logged in, or (a user with a second factor) the challenge to pass at /mfa/verify', data: t.Union([schemas.Session, schemas.MfaChallenge]) }, [400, 401, 403, 413, 429, 503]),
       },
     },
   )

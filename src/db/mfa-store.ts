@@ -1,0 +1,114 @@
+// Second factors over SQLite (core/mfa.ts). The conditional writes here are what make a TOTP
+// code work once, a recovery code once, and a challenge give one session however many race.
+import { and, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import type { MfaStore } from '../core/store'
+import type { AuditEvent } from '../core/types'
+import type { Db } from './client'
+import { changesOf, immediate } from './helpers'
+import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp } from './schema'
+
+const auditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
+
+export function createMfaStore(db: Db): MfaStore {
+  const totpByUser = db.select().from(mfaTotp).where(eq(mfaTotp.userId, sql.placeholder('userId'))).prepare()
+  const challengeByHash = db.select().from(mfaChallenges).where(eq(mfaChallenges.tokenHash, sql.placeholder('hash'))).prepare()
+  return {
+    async findTotp(userId) {
+      return totpByUser.get({ userId }) ?? null
+    },
+    async beginTotp(factor) {
+      return immediate(db, () => {
+        const existing = totpByUser.get({ userId: factor.userId })
+        if (existing?.confirmedAt != null) return false
+        db.delete(mfaTotp).where(eq(mfaTotp.userId, factor.userId)).run()
+        db.insert(mfaTotp).values(factor).run()
+        return true
+      })
+    },
+    async confirmTotp({ userId, step, now, recoveryCodes, mail, audit }) {
+      return immediate(db, () => {
+        const confirmed = db
+          .update(mfaTotp)
+          .set({ confirmedAt: now, lastUsedStep: step })
+          .where(and(eq(mfaTotp.userId, userId), isNull(mfaTotp.confirmedAt)))
+          .run()
+        if (changesOf(confirmed) !== 1) return false
+        db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run()
+        db.insert(mfaRecoveryCodes).values(recoveryCodes).run()
+        db.insert(mailOutbox).values(mail).run()
+        db.insert(auditEvents).values(auditRow(audit)).run()
+        return true
+      })
+    },
+    async useTotpStep(userId, step) {
+      return immediate(db, () =>
+        changesOf(
+          db.update(mfaTotp)
+            .set({ lastUsedStep: step })
+            .where(and(eq(mfaTotp.userId, userId), or(isNull(mfaTotp.lastUsedStep), lt(mfaTotp.lastUsedStep, step))))
+            .run(),
+        ) === 1,
+      )
+    },
+    async useRecoveryCode(userId, codeHash, now, notice) {
+      return immediate(db, () => {
+        const spent = db
+          .update(mfaRecoveryCodes)
+          .set({ usedAt: now })
+          .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.codeHash, codeHash), isNull(mfaRecoveryCodes.usedAt)))
+          .run()
+        if (changesOf(spent) !== 1) return false
+        db.insert(mailOutbox).values(notice).run()
+        return true
+      })
+    },
+    async hasRecoveryCode(userId, codeHash) {
+      const row = db
+        .select({ id: mfaRecoveryCodes.id })
+        .from(mfaRecoveryCodes)
+        .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.codeHash, codeHash), isNull(mfaRecoveryCodes.usedAt)))
+        .get()
+      return row !== undefined
+    },
+    async countRecoveryCodes(userId) {
+      return db.select({ n: count() }).from(mfaRecoveryCodes).where(and(eq(mfaRecoveryCodes.userId, userId), isNull(mfaRecoveryCodes.usedAt))).get()!.n
+    },
+    async removeTotp({ userId, mail, audit }) {
+      return immediate(db, () => {
+        const removed = changesOf(db.delete(mfaTotp).where(eq(mfaTotp.userId, userId)).run()) === 1
+        db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run()
+        db.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId)).run()
+        if (removed && mail) db.insert(mailOutbox).values(mail).run()
+        db.insert(auditEvents).values(auditRow(audit)).run()
+        return removed
+      })
+    },
+    async createChallenge(challenge) {
+      await immediate(db, () => db.insert(mfaChallenges).values(challenge).run())
+    },
+    async findChallenge(tokenHash) {
+      return challengeByHash.get({ hash: tokenHash }) ?? null
+    },
+    async recordChallengeFailure(id, now, maxAttempts) {
+      await immediate(db, () =>
+        db.update(mfaChallenges)
+          .set({
+            attempts: sql`${mfaChallenges.attempts} + 1`,
+            spentAt: sql`CASE WHEN ${mfaChallenges.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
+          })
+          .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt)))
+          .run(),
+      )
+    },
+    async spendChallenge(id, now, maxAttempts) {
+      return immediate(db, () =>
+        changesOf(
+          db.update(mfaChallenges)
+            .set({ spentAt: now })
+            .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt), gt(mfaChallenges.expiresAt, now), lt(mfaChallenges.attempts, maxAttempts)))
+            .run(),
+        ) === 1,
+      )
+    },
+  }
+}

@@ -1,0 +1,208 @@
+// Two-factor authentication with TOTP (product spec §17), through the HTTP API. Codes are
+// computed from the secret by core/totp.ts, itself checked against the RFC 6238 vectors
+// (test/unit/totp.test.ts).
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createApiKey } from '../../src/core/api-keys'
+import { createTenant } from '../../src/core/tenants'
+import { totpCode, totpStep } from '../../src/core/totp'
+import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
+
+const invalidCode = { statusCode: 400, message: 'Invalid or expired code', data: null }
+let ctx: TestContext
+let email: string
+beforeEach(async () => {
+  ctx = await createTestContext()
+  email = (await ctx.addUser({ email: 'ada@example.com' })).email
+})
+afterEach(() => ctx.close())
+
+const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+const login = (password = PASSWORD, init: { apiKey?: string } = {}) => ctx.call('POST', '/api/v1/auth/login', { body: { email, password }, apiKey: init.apiKey })
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+/** The code of the current step, or of `drift` steps away. */
+const codeOf = (secret: string, drift = 0) => totpCode(secret, totpStep(ctx.clock.now()) + drift)
+/** Moves to the next 30-second step, so that a new code is not a replay of the last one used. */
+const nextStep = () => ctx.clock.advance(30)
+const verify = (challengeToken: string, code: string, init: { apiKey?: string; peer?: string } = {}) =>
+  ctx.call('POST', '/api/v1/auth/mfa/verify', { body: { challengeToken, code }, apiKey: init.apiKey, peer: init.peer })
+
+/** Logs in, enrols, confirms: the secret and the recovery codes. */
+async function enrol(): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const token = (await login()).json.data.response.accessToken
+  const started = await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })
+  expect(started.status).toBe(200)
+  const { secret, otpauthUrl } = started.json.data
+  expect(otpauthUrl).toBe(`otpauth://totp/Acme:ada%40example.com?secret=${secret}&issuer=Acme&algorithm=SHA1&digits=6&period=30`)
+  const confirmed = await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: codeOf(secret) } })
+  expect(confirmed.status).toBe(200)
+  return { secret, recoveryCodes: confirmed.json.data.recoveryCodes }
+}
+
+async function challenge(): Promise<string> {
+  const res = await login()
+  expect(res.json.data.response.mfaRequired).toBe(true)
+  return res.json.data.response.challengeToken
+}
+
+describe('enrolment', () => {
+  it('gives a secret, turns on with a code, and shows 10 recovery codes once; a mail tells the user', async () => {
+    const { recoveryCodes } = await enrol()
+    expect(recoveryCodes).toHaveLength(10)
+    expect(new Set(recoveryCodes).size).toBe(10)
+    for (const code of recoveryCodes) expect(code).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/)
+    const mails = await queryDatabase<{ kind: string; subject: string }>(ctx, "SELECT kind, subject FROM mail_outbox WHERE recipient = $1 AND kind LIKE 'mfa-%'", [email])
+    expect(mails).toEqual([{ kind: 'mfa-enrolled', subject: 'Acme: two-factor authentication was turned on' }])
+  })
+
+  it('refuses a wrong code at confirmation and stays off; a second enrolment when on is 409', async () => {
+    const token = (await login()).json.data.response.accessToken
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+    const wrong = codeOf(secret) === '000000' ? '000001' : '000000'
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: wrong } })).json).toEqual(invalidCode)
+    expect((await login()).json.data.response.accessToken).toEqual(expect.any(String))
+    await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: codeOf(secret) } })
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).status).toBe(409)
+  })
+
+  it('needs a signed-in user', async () => {
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp')).status).toBe(401)
+  })
+})
+
+describe('login with a second factor', () => {
+  it('answers the right password with a challenge (no token, no cookie), then the code with the login answer and amr pwd+otp', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const first = await login()
+    expect({ status: first.status, json: first.json }).toEqual({
+      status: 201,
+      json: { statusCode: 201, message: 'Second factor required', data: { response: { mfaRequired: true, challengeToken: expect.any(String), methods: ['totp', 'recovery'] } } },
+    })
+    expect(first.setCookie).toBeNull()
+    const passed = await verify(first.json.data.response.challengeToken, codeOf(secret))
+    expect(passed.status).toBe(201)
+    expect(passed.json.data.response.user.email).toBe(email)
+    expect(passed.setCookie).toContain('refreshToken=')
+    expect(claims(passed.json.data.response.accessToken).amr).toEqual(['pwd', 'otp'])
+    // The session keeps its amr across refreshes.
+    const refreshed = await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${passed.refreshCookie}` })
+    expect(claims(refreshed.json.data.response.accessToken).amr).toEqual(['pwd', 'otp'])
+  })
+
+  it('answers a wrong password exactly as for a user without a second factor', async () => {
+    await enrol()
+    const enrolled = await login('a wrong password here')
+    email = (await ctx.addUser({ email: 'bob@example.com' })).email
+    const plain = await login('a wrong password here')
+    expect({ status: enrolled.status, body: enrolled.text }).toEqual({ status: plain.status, body: plain.text })
+  })
+
+  it('accepts a code once: the same code is refused on the next challenge', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const code = codeOf(secret)
+    expect((await verify(await challenge(), code)).status).toBe(201)
+    expect((await verify(await challenge(), code)).json).toEqual(invalidCode)
+  })
+
+  it('accepts one step of clock drift either way, not two', async () => {
+    const { secret } = await enrol()
+    for (const drift of [-1, 1]) {
+      ctx.clock.advance(90)
+      expect((await verify(await challenge(), codeOf(secret, drift))).status).toBe(201)
+    }
+    for (const drift of [-2, 2]) {
+      ctx.clock.advance(150)
+      expect((await verify(await challenge(), codeOf(secret, drift))).json).toEqual(invalidCode)
+    }
+  })
+
+  it('ends a challenge after 5 wrong codes, and after 5 minutes; a challenge is single use', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    let token = await challenge()
+    const wrong = (c: string) => (c === '000000' ? '000001' : '000000')
+    for (let i = 0; i < 5; i++) expect((await verify(token, wrong(codeOf(secret)))).json).toEqual(invalidCode)
+    expect((await verify(token, codeOf(secret))).json).toEqual(invalidCode)
+    // (those 5 wrong codes started the account's back-off: 1 s)
+    ctx.clock.advance(2)
+
+    token = await challenge()
+    ctx.clock.advance(5 * 60 + 1)
+    expect((await verify(token, codeOf(secret))).json).toEqual(invalidCode)
+
+    token = await challenge()
+    nextStep()
+    expect((await verify(token, codeOf(secret))).status).toBe(201)
+    nextStep()
+    expect((await verify(token, codeOf(secret))).json).toEqual(invalidCode)
+  })
+
+  it("binds a challenge to its tenant: another tenant's API key finds none", async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
+    const { key } = await createApiKey(ctx.runtime, { tenantId: other.id })
+    const token = await challenge()
+    expect((await verify(token, codeOf(secret), { apiKey: key })).json).toEqual(invalidCode)
+    expect((await verify(token, codeOf(secret))).status).toBe(201)
+  })
+
+  it('gives one session for 20 concurrent verifications of one challenge', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const token = await challenge()
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify(token, codeOf(secret))))
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array(19).fill(400)])
+    const sessions = await queryDatabase<{ n: number }>(ctx, "SELECT count(*) AS n FROM refresh_families WHERE amr = 'pwd,otp'")
+    expect(Number(sessions[0]!.n)).toBe(1)
+  })
+
+  it("counts wrong codes toward the account's login back-off", async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const wrong = codeOf(secret) === '000000' ? '000001' : '000000'
+    const answers: CallResult[] = []
+    // 5 wrong codes (the back-off's threshold), each on a fresh challenge.
+    for (let i = 0; i < 5; i++) answers.push(await verify(await challenge(), wrong, { peer: '198.51.100.1' }))
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400])
+    const token = (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '198.51.100.1' })).status
+    expect(token).toBe(429)
+  })
+})
+
+describe('recovery codes', () => {
+  it('pass a challenge once each, and each use mails the user with the codes left', async () => {
+    const { recoveryCodes } = await enrol()
+    const passed = await verify(await challenge(), recoveryCodes[0]!.toUpperCase())
+    expect(passed.status).toBe(201)
+    expect(claims(passed.json.data.response.accessToken).amr).toEqual(['pwd', 'otp'])
+    expect((await verify(await challenge(), recoveryCodes[0]!)).json).toEqual(invalidCode)
+    const [mail] = await queryDatabase<{ text_body: string }>(ctx, "SELECT text_body FROM mail_outbox WHERE kind = 'mfa-recovery-used'")
+    expect(mail!.text_body).toContain('You have 9 recovery codes left.')
+  })
+
+  it('are stored only as keyed hashes, and the TOTP secret only sealed', async () => {
+    const { secret, recoveryCodes } = await enrol()
+    const tables = JSON.stringify(await queryDatabase(ctx, 'SELECT * FROM mfa_totp')) + JSON.stringify(await queryDatabase(ctx, 'SELECT * FROM mfa_recovery_codes'))
+    expect(tables).not.toContain(secret)
+    for (const code of recoveryCodes) expect(tables).not.toContain(code.replace('-', ''))
+    for (const code of recoveryCodes) expect(tables).not.toContain(code)
+  })
+})
+
+describe('turning it off', () => {
+  it('with a code: login asks for the password only again, and a mail tells the user', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const token = (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken
+    nextStep()
+    expect((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: '000000' === codeOf(secret) ? '000001' : '000000' } })).json).toEqual(invalidCode)
+    const off = await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: codeOf(secret) } })
+    expect(off.json).toEqual({ statusCode: 200, message: 'Two-factor authentication is off', data: null })
+    expect((await login()).json.data.response.accessToken).toEqual(expect.any(String))
+    const kinds = await queryDatabase<{ kind: string }>(ctx, "SELECT kind FROM mail_outbox WHERE kind LIKE 'mfa-%' ORDER BY created_at, id")
+    expect(kinds.map((k) => k.kind)).toEqual(['mfa-enrolled', 'mfa-disabled'])
+    expect(await queryDatabase(ctx, 'SELECT * FROM mfa_recovery_codes')).toEqual([])
+  })
+})
