@@ -112,6 +112,15 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'users', 'enable', user.userId])).disabled).toBe(false)
   })
 
+  it('users mfa-reset says whether there was a factor to remove, and names an unknown user', async () => {
+    const tenantId = await setUpTenant()
+    const user = ok(await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'm@example.com', '--first-name', 'M', '--last-name', 'F']))
+    expect(ok(await authd(['--json', 'users', 'mfa-reset', user.userId]))).toEqual({ userId: user.userId, removed: false })
+    expect((await authd(['users', 'mfa-reset', user.userId])).stdout).toBe(`user ${user.userId} had no second factor\n`)
+    const unknown = await authd(['users', 'mfa-reset', 'nobody'])
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 1, stderr: 'authd: User not found: nobody\n' })
+  })
+
   it('users show | update | delete, with a clear line for nothing to change and for a deleted user', async () => {
     const tenantId = await setUpTenant()
     const user = ok(await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))

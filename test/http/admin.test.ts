@@ -31,6 +31,7 @@ const endpoints = (userId: string): Array<[string, string, unknown?]> => [
   ['POST', `/users/${userId}/invite`],
   ['GET', `/users/${userId}/sessions`],
   ['DELETE', `/users/${userId}/sessions`],
+  ['DELETE', `/users/${userId}/mfa`],
   ['GET', `/audit?userId=${userId}`],
 ]
 

@@ -206,3 +206,19 @@ describe('turning it off', () => {
     expect(await queryDatabase(ctx, 'SELECT * FROM mfa_recovery_codes')).toEqual([])
   })
 })
+
+describe('removal by an administrator (a lost authenticator)', () => {
+  it('DELETE /api/v1/admin/users/{id}/mfa removes the factor, mails the user, and is audited with the key', async () => {
+    await enrol()
+    const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
+    const admin = await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })
+    const removed = await ctx.call('DELETE', `/api/v1/admin/users/${userId}/mfa`, { apiKey: admin.key })
+    expect(removed.json).toEqual({ statusCode: 200, message: 'Second factor removed', data: { removed: true } })
+    expect((await login()).json.data.response.accessToken).toEqual(expect.any(String))
+    expect((await ctx.call('DELETE', `/api/v1/admin/users/${userId}/mfa`, { apiKey: admin.key })).json.data).toEqual({ removed: false })
+    const kinds = await queryDatabase<{ kind: string }>(ctx, "SELECT kind FROM mail_outbox WHERE kind LIKE 'mfa-%' ORDER BY created_at, id")
+    expect(kinds.map((k) => k.kind)).toEqual(['mfa-enrolled', 'mfa-disabled'])
+    const events = await ctx.runtime.store.audit.query({ type: 'mfa.reset' })
+    expect(events.map((e) => e.apiKeyId)).toEqual([admin.apiKey.id, admin.apiKey.id])
+  })
+})

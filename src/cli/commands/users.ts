@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { resetMfa } from '../../core/mfa'
 import { getTenant } from '../../core/tenants'
 import { createUser, deleteUser, listUsers, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
 import { contextFrom } from '../context'
@@ -102,6 +103,15 @@ export function registerUsers(program: Command, env: Env) {
       ctx.out.result(deleted, () => `deleted user ${deleted.userId} and erased their personal data`)
     })
 
+
+  users
+    .command('mfa-reset <userId>')
+    .description("remove a user's second factor (a lost authenticator): login asks for the password only, and the user is mailed (as DELETE /api/v1/admin/users/ID/mfa)")
+    .action(async (userId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const removed = await ctx.withRuntime((rt) => resetMfa(rt, userId))
+      ctx.out.result({ userId, removed }, () => (removed ? `removed the second factor of user ${userId}` : `user ${userId} had no second factor`))
+    })
 
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
     users

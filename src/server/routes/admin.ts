@@ -5,6 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { readAudit } from '../../core/audit'
 import type { Deps } from '../../core/deps'
+import { resetMfa } from '../../core/mfa'
 import { badRequest } from '../../core/errors'
 import { withIdempotencyKey } from '../../core/idempotency'
 import { listUserSessions, revokeUserSessions } from '../../core/sessions'
@@ -131,6 +132,16 @@ export const adminRoutes = (deps: Deps) =>
         summary: "End all of a user's sessions",
         security: ADMIN_KEY,
         responses: responses({ status: 200, description: 'How many sessions ended', data: t.Object({ revoked: t.Integer({ minimum: 0 }) }) }, [401, 403, 404, 503]),
+      },
+    })
+    .delete('/users/:userId/mfa', async ({ params, admin }) => envelope(200, 'Second factor removed', { removed: await resetMfa(deps, params.userId, admin) }), {
+      adminKey: true,
+      params: userIdParams,
+      detail: {
+        summary: "Remove a user's second factor",
+        description: 'For a lost authenticator: the TOTP secret and recovery codes go, login asks for the password only, and a mail tells the user. removed is false when the user had none.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'Removed', data: t.Object({ removed: t.Boolean() }) }, [401, 403, 404, 503]),
       },
     })
     .get(
