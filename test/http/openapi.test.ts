@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { createApiKey } from '../../src/core/api-keys'
 import { setTenantSignup } from '../../src/core/signup'
+import { totpCode, totpStep } from '../../src/core/totp'
 import { createUser } from '../../src/core/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 
@@ -40,6 +41,7 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/admin/users',
       '/api/v1/admin/users/{userId}',
       '/api/v1/admin/users/{userId}/invite',
+      '/api/v1/admin/users/{userId}/mfa',
       '/api/v1/admin/users/{userId}/sessions',
       '/api/v1/auth/change-password',
       '/api/v1/auth/forgot-password/{email}',
@@ -47,6 +49,9 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/auth/logout',
       '/api/v1/auth/logout-all',
       '/api/v1/auth/me',
+      '/api/v1/auth/mfa/totp',
+      '/api/v1/auth/mfa/totp/confirm',
+      '/api/v1/auth/mfa/verify',
       '/api/v1/auth/refresh-token',
       '/api/v1/auth/sessions',
       '/api/v1/auth/sessions/{sessionId}',
@@ -152,5 +157,32 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/auth/verify-email', 'post', await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: body.email, otp } }))
     await setTenantSignup(ctx.runtime, ctx.tenantId, 'closed')
     conforms('/api/v1/auth/verify-email', 'post', await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: body.email, otp } }))
+  })
+
+  it('describes the real responses of two-factor authentication, success and errors', async () => {
+    const { email } = await ctx.addUser({ email: 'two.factor@example.com' })
+    const login = () => ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
+    const token = (await login()).json.data.response.accessToken
+    const bearer = { authorization: `Bearer ${token}` }
+    const started = await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer })
+    conforms('/api/v1/auth/mfa/totp', 'post', started)
+    const secret = started.json.data.secret
+    const code = (drift = 0) => totpCode(secret, totpStep(ctx.clock.now()) + drift)
+    conforms('/api/v1/auth/mfa/totp/confirm', 'post', await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: code(5) } }))
+    conforms('/api/v1/auth/mfa/totp/confirm', 'post', await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: code() } }))
+    conforms('/api/v1/auth/mfa/totp', 'post', await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer }))
+    const challenged = await login()
+    conforms('/api/v1/auth/login', 'post', challenged)
+    const challengeToken = challenged.json.data.response.challengeToken
+    conforms('/api/v1/auth/mfa/verify', 'post', await ctx.call('POST', '/api/v1/auth/mfa/verify', { body: { challengeToken, code: code(5) } }))
+    ctx.clock.advance(30)
+    conforms('/api/v1/auth/mfa/verify', 'post', await ctx.call('POST', '/api/v1/auth/mfa/verify', { body: { challengeToken, code: code() } }))
+    conforms('/api/v1/auth/mfa/totp', 'delete', await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer, body: { code: code(5) } }))
+    ctx.clock.advance(30)
+    conforms('/api/v1/auth/mfa/totp', 'delete', await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer, body: { code: code() } }))
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    const userId = challenged.json.data.response.user?.userId ?? (await ctx.call('GET', '/api/v1/auth/me', { headers: bearer })).json.data.userId
+    conforms('/api/v1/admin/users/{userId}/mfa', 'delete', await ctx.call('DELETE', `/api/v1/admin/users/${userId}/mfa`, { apiKey: adminKey }))
+    conforms('/api/v1/admin/users/{userId}/mfa', 'delete', await ctx.call('DELETE', '/api/v1/admin/users/nobody/mfa', { apiKey: adminKey }))
   })
 })
