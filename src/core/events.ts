@@ -1,7 +1,7 @@
 // What core reports as it decides (a login's outcome, a reset requested), for whoever listens:
 // the server's metrics. Core says what happened; nothing outside reverse-engineers it from
 // routes and status codes.
-export type DomainEvent = { kind: 'login'; outcome: 'succeeded' | 'failed' | 'limited' | 'overloaded' } | { kind: 'password_reset_requested' } | { kind: 'signup'; outcome: 'requested' | 'completed' }
+export type DomainEvent = { kind: 'login'; outcome: 'succeeded' | 'challenged' | 'failed' | 'limited' | 'overloaded' } | { kind: 'password_reset_requested' } | { kind: 'signup'; outcome: 'requested' | 'completed' }
 
 /** A minimal in-process event: listeners are called at once, in order. */
 export class Signal<T = void> {

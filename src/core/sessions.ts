@@ -49,7 +49,8 @@ export type LoginAnswer = ({ kind: 'session' } & LoginResult) | ({ kind: 'mfa' }
 export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginAnswer> {
   try {
     const result = await authenticate(deps, input, actor)
-    deps.events.notify({ kind: 'login', outcome: 'succeeded' })
+    // A challenge is no login yet: /mfa/verify reports the success.
+    deps.events.notify({ kind: 'login', outcome: result.kind === 'mfa' ? 'challenged' : 'succeeded' })
     return result
   } catch (error) {
     const outcome = error instanceof AppError ? LOGIN_OUTCOMES[error.code] : undefined

@@ -83,7 +83,7 @@ export class Gauge {
 export class Metrics {
   readonly requests = new Counter('authd_http_requests_total', 'HTTP requests by route, method and status.')
   readonly requestDuration = new Histogram('authd_http_request_duration_seconds', 'HTTP request latency by route and method.')
-  readonly logins = new Counter('authd_logins_total', 'Login attempts by outcome (succeeded, failed, limited, overloaded).')
+  readonly logins = new Counter('authd_logins_total', 'Login attempts by outcome (succeeded, challenged for a second factor, failed, limited, overloaded).')
   readonly otpsRequested = new Counter('authd_password_reset_requests_total', 'Forgot-password requests answered.')
   readonly signups = new Counter('authd_signups_total', 'Sign-ups answered (requested; whatever became of them) and verified (completed).')
   readonly mailDeliveries = new Counter('authd_mail_deliveries_total', 'Outbox delivery attempts by outcome (sent, retry, failed, expired).')

@@ -73,6 +73,8 @@ describe('login with a second factor', () => {
   it('answers the right password with a challenge (no token, no cookie), then the code with the login answer and amr pwd+otp', async () => {
     const { secret } = await enrol()
     nextStep()
+    const outcomes: string[] = []
+    ctx.runtime.events.listen((e) => e.kind === 'login' && outcomes.push(e.outcome))
     const first = await login()
     expect({ status: first.status, json: first.json }).toEqual({
       status: 201,
@@ -84,6 +86,8 @@ describe('login with a second factor', () => {
     expect(passed.json.data.response.user.email).toBe(email)
     expect(passed.setCookie).toContain('refreshToken=')
     expect(claims(passed.json.data.response.accessToken).amr).toEqual(['pwd', 'otp'])
+    // The metrics count the challenge, then the login once it is passed.
+    expect(outcomes).toEqual(['challenged', 'succeeded'])
     // The session keeps its amr across refreshes.
     const refreshed = await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${passed.refreshCookie}` })
     expect(claims(refreshed.json.data.response.accessToken).amr).toEqual(['pwd', 'otp'])
