@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
-import { badRequest, conflict, invalidCode } from './errors'
+import { badRequest, conflict, invalidCode, userDisabled } from './errors'
 import { guardLimits, ipSubject, recordOutcomes, type Rule } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { mfaNoticeMail, type MfaNotice } from './mail/templates'
@@ -193,6 +193,8 @@ export async function passMfaChallenge(
   }
   const user = await deps.store.users.get(challenge.userId)
   if (!user || user.tenantId !== tenant.id) throw invalidCode()
+  // Disabled since the challenge was issued: no session.
+  if (user.disabledAt !== null) throw userDisabled()
   // Wrong codes meet the account's login back-off (§9), keyed as login keys it.
   const rules = deps.limitRules
   const device = trustedDevice(deps, tenant.id, user.email, input.deviceCookie)

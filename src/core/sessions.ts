@@ -91,7 +91,11 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
     await audit(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } })
     throw unauthorized()
   }
-  await record('success')
+  // With a second factor, the password alone is no success: the back-off run it would end goes
+  // on until the challenge is passed (wrong codes count in it), else knowing the password
+  // would reset the guessing budget for codes at every login.
+  const secondFactor = await hasConfirmedTotp(deps, user.id)
+  if (!secondFactor) await record('success')
   // Only someone who knows the password learns that the account is disabled.
   if (user.disabledAt !== null) {
     await audit(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } })
@@ -104,7 +108,7 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
 
   // The second step exists only after the right password: a wrong one costs the same whether
   // or not the user has a second factor.
-  if (await hasConfirmedTotp(deps, user.id)) return { kind: 'mfa', ...(await issueMfaChallenge(deps, user, tenant, input.rememberMe, actor)) }
+  if (secondFactor) return { kind: 'mfa', ...(await issueMfaChallenge(deps, user, tenant, input.rememberMe, actor)) }
   const session = await startSession(deps, user, tenant, input.rememberMe, actor)
   await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
   return { kind: 'session', ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
+import { setUserDisabled } from '../../src/core/users'
 import { totpCode, totpStep } from '../../src/core/totp'
 import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 
@@ -162,13 +163,24 @@ describe('login with a second factor', () => {
     expect(Number(sessions[0]!.n)).toBe(1)
   })
 
-  it("counts wrong codes toward the account's login back-off", async () => {
+  it('refuses a challenge whose user was disabled after it was issued', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const token = await challenge()
+    const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
+    await setUserDisabled(ctx.runtime, userId, true)
+    expect((await verify(token, codeOf(secret))).json).toEqual({ statusCode: 403, message: 'User is disabled', data: null })
+  })
+
+  it("counts wrong codes toward the account's login back-off, which the right password alone does not end", async () => {
     const { secret } = await enrol()
     nextStep()
     const wrong = codeOf(secret) === '000000' ? '000001' : '000000'
     const answers: CallResult[] = []
-    // 5 wrong codes (the back-off's threshold), each on a fresh challenge.
-    for (let i = 0; i < 5; i++) answers.push(await verify(await challenge(), wrong, { peer: '198.51.100.1' }))
+    // 5 wrong codes (the back-off's threshold), each on a fresh challenge from the same IP:
+    // every login in between has the right password, and yet the run goes on.
+    const challengeFrom = async () => (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '198.51.100.1' })).json.data.response.challengeToken
+    for (let i = 0; i < 5; i++) answers.push(await verify(await challengeFrom(), wrong, { peer: '198.51.100.1' }))
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400])
     const token = (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '198.51.100.1' })).status
     expect(token).toBe(429)
