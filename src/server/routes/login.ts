@@ -5,8 +5,8 @@ import { envelope } from '../errors'
 import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'
 import { apiKeyGuard } from '../plugins/api-key'
-import { DEVICE_COOKIE, readDeviceCookie, setDeviceCookie } from '../plugins/device-cookie'
-import { setRefreshCookie } from '../plugins/refresh-cookie'
+import { DEVICE_COOKIE, readDeviceCookie } from '../plugins/device-cookie'
+import { loginAnswer } from '../login-answer'
 
 export const loginRoute = (deps: Deps) =>
   new Elysia().use(clientActor(deps.config.trustedProxies)).use(apiKeyGuard(deps)).post(
@@ -20,9 +20,7 @@ export const loginRoute = (deps: Deps) =>
         const { mfaRequired, challengeToken, methods } = session
         return envelope(201, 'Second factor required', { response: { mfaRequired, challengeToken, methods: [...methods] } })
       }
-      setRefreshCookie(cookie.refreshToken!, session.refreshToken, session.refreshMaxAgeSec)
-      setDeviceCookie(cookie[DEVICE_COOKIE]!, session.deviceCookie)
-      return envelope(201, 'Login successful', { response: { accessToken: session.accessToken, user: session.user } })
+      return loginAnswer(cookie, set, session)
     },
     {
       apiKey: true,

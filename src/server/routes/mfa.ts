@@ -9,8 +9,8 @@ import { API_KEY, BEARER, responses, schemas } from '../openapi'
 import { apiKeyGuard } from '../plugins/api-key'
 import { bearerGuard } from '../plugins/bearer'
 import { clientActor } from '../plugins/client-ip'
-import { DEVICE_COOKIE, readDeviceCookie, setDeviceCookie } from '../plugins/device-cookie'
-import { setRefreshCookie } from '../plugins/refresh-cookie'
+import { DEVICE_COOKIE, readDeviceCookie } from '../plugins/device-cookie'
+import { loginAnswer } from '../login-answer'
 
 const code = t.Object({ code: t.String() })
 
@@ -67,10 +67,7 @@ export const mfaRoutes = (deps: Deps) =>
       async ({ body, tenant, actor, cookie, set }) => {
         const deviceCookie = readDeviceCookie(cookie[DEVICE_COOKIE])
         const session = await loginWithSecondFactor(deps, { tenant, challengeToken: body.challengeToken, code: body.code, deviceCookie }, actor)
-        setRefreshCookie(cookie.refreshToken!, session.refreshToken, session.refreshMaxAgeSec)
-        setDeviceCookie(cookie[DEVICE_COOKIE]!, session.deviceCookie)
-        set.status = 201
-        return envelope(201, 'Login successful', { response: { accessToken: session.accessToken, user: session.user } })
+        return loginAnswer(cookie, set, session)
       },
       {
         apiKey: true,

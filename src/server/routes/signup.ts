@@ -5,8 +5,8 @@ import { envelope } from '../errors'
 import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'
 import { apiKeyGuard } from '../plugins/api-key'
-import { DEVICE_COOKIE, readDeviceCookie, setDeviceCookie } from '../plugins/device-cookie'
-import { setRefreshCookie } from '../plugins/refresh-cookie'
+import { DEVICE_COOKIE, readDeviceCookie } from '../plugins/device-cookie'
+import { loginAnswer } from '../login-answer'
 
 export const signupRoutes = (deps: Deps) =>
   new Elysia()
@@ -38,10 +38,7 @@ export const signupRoutes = (deps: Deps) =>
       async ({ body, tenant, actor, cookie, set }) => {
         const deviceCookie = readDeviceCookie(cookie[DEVICE_COOKIE])
         const session = await verifyEmail(deps, { tenant, email: body.email, otp: body.otp, deviceCookie }, actor)
-        setRefreshCookie(cookie.refreshToken!, session.refreshToken, session.refreshMaxAgeSec)
-        setDeviceCookie(cookie[DEVICE_COOKIE]!, session.deviceCookie)
-        set.status = 201
-        return envelope(201, 'Login successful', { response: { accessToken: session.accessToken, user: session.user } })
+        return loginAnswer(cookie, set, session)
       },
       {
         apiKey: true,
