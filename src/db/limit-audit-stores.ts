@@ -49,17 +49,18 @@ export function createLimitStore(db: Db): LimitStore {
   }
 }
 
-const toRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
+/** An audit event as its row: detail as JSON text (the PostgreSQL store has the same helper). */
+export const toAuditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
 
 export function createAuditStore(db: Db): AuditStore {
   return {
     async record(event) {
-      await immediate(db, () => db.insert(auditEvents).values(toRow(event)).run())
+      await immediate(db, () => db.insert(auditEvents).values(toAuditRow(event)).run())
     },
     async recordMany(events) {
       // In chunks: one INSERT of thousands of rows would pass SQLite's limit on bound values.
       await immediate(db, () => {
-        for (let i = 0; i < events.length; i += 500) db.insert(auditEvents).values(events.slice(i, i + 500).map(toRow)).run()
+        for (let i = 0; i < events.length; i += 500) db.insert(auditEvents).values(events.slice(i, i + 500).map(toAuditRow)).run()
       })
     },
     async query(filter) {

@@ -2,12 +2,10 @@
 // code work once, a recovery code once, and a challenge give one session however many race.
 import { and, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { MfaStore } from '../core/store'
-import type { AuditEvent } from '../core/types'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
+import { toAuditRow } from './limit-audit-stores'
 import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp } from './schema'
-
-const auditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
 
 export function createMfaStore(db: Db): MfaStore {
   const totpByUser = db.select().from(mfaTotp).where(eq(mfaTotp.userId, sql.placeholder('userId'))).prepare()
@@ -36,7 +34,7 @@ export function createMfaStore(db: Db): MfaStore {
         db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run()
         db.insert(mfaRecoveryCodes).values(recoveryCodes).run()
         db.insert(mailOutbox).values(mail).run()
-        db.insert(auditEvents).values(auditRow(audit)).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
         return true
       })
     },
@@ -79,7 +77,7 @@ export function createMfaStore(db: Db): MfaStore {
         db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run()
         db.delete(mfaChallenges).where(eq(mfaChallenges.userId, userId)).run()
         if (removed && mail) db.insert(mailOutbox).values(mail).run()
-        db.insert(auditEvents).values(auditRow(audit)).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
         return removed
       })
     },

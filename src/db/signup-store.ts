@@ -5,6 +5,7 @@ import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
 import type { SignupStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
+import { toAuditRow } from './limit-audit-stores'
 import { auditEvents, mailOutbox, pendingSignups, signupRequests, users } from './schema'
 
 export function createSignupStore(db: Db): SignupStore {
@@ -13,7 +14,6 @@ export function createSignupStore(db: Db): SignupStore {
     .from(pendingSignups)
     .where(and(eq(pendingSignups.tenantId, sql.placeholder('tenantId')), eq(pendingSignups.emailKey, sql.placeholder('emailKey'))))
     .prepare()
-  const auditRow = (event: Parameters<SignupStore['recordFailure']>[0]['audit']) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
   return {
     async request({ tenantId, emailKey, at, historySince, allowed, audit, pending, mail }) {
       return immediate(db, () => {
@@ -24,7 +24,7 @@ export function createSignupStore(db: Db): SignupStore {
           .get()!
         const underLimits = allowed(history)
         db.insert(signupRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits }).run()
-        db.insert(auditEvents).values(auditRow({ ...audit, detail: { ...audit.detail, underLimits } })).run()
+        db.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits } })).run()
         if (underLimits && pending) {
           const { tenantId: _t, emailKey: _e, ...replacement } = pending
           db.insert(pendingSignups).values(pending).onConflictDoUpdate({ target: [pendingSignups.tenantId, pendingSignups.emailKey], set: replacement }).run()
@@ -45,7 +45,7 @@ export function createSignupStore(db: Db): SignupStore {
           })
           .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt)))
           .run()
-        db.insert(auditEvents).values(auditRow(audit)).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
       })
     },
     async complete({ user, emailKey, codeHash, now, maxAttempts, audit }) {
@@ -64,7 +64,7 @@ export function createSignupStore(db: Db): SignupStore {
         const existing = db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, user.tenantId), eq(users.email, user.email))).get()
         if (existing) return 'email-taken' as const
         db.insert(users).values(user).run()
-        db.insert(auditEvents).values(auditRow(audit)).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
         return 'created' as const
       })
     },
