@@ -19,7 +19,7 @@ import { newOutboxMessage } from './mail/outbox'
 import { mfaNoticeMail, type MfaNotice } from './mail/templates'
 import { base32Encode, matchTotp, newTotpSecret, otpauthUrl } from './totp'
 import { hmacSha256, randomToken, seal, sha256, unseal } from './secrets'
-import type { OutboxMessage, RecoveryCode, Tenant, User } from './types'
+import type { OutboxMessage, RecoveryCode, Tenant, TotpFactor, User } from './types'
 import { getUser } from './users'
 
 export const MFA_CHALLENGE_TTL_MS = 5 * 60_000
@@ -99,10 +99,9 @@ export async function confirmTotpEnrolment(deps: MfaDeps, user: User, tenant: Te
 /** A code that matches the user's factor, not yet spent. */
 type MatchedCode = { kind: 'totp'; step: number } | { kind: 'recovery'; codeHash: string }
 
-/** Whether `code` is a current TOTP code (after the last one used) or an unused recovery code of an enrolled user. Reads only. */
-async function matchSecondFactor(deps: MfaDeps, user: User, code: unknown): Promise<MatchedCode | null> {
+/** Whether `code` is a current TOTP code (after the last one used) or an unused recovery code of the user's factor. Reads only. */
+async function matchSecondFactor(deps: MfaDeps, user: User, factor: TotpFactor | null, code: unknown): Promise<MatchedCode | null> {
   if (typeof code !== 'string' || code.length > 64) return null
-  const factor = await deps.store.mfa.findTotp(user.id)
   if (!factor || factor.confirmedAt === null) return null
   if (/^\s*\d{6}\s*$/.test(code)) {
     const step = matchTotp(openSecret(deps, user.id, factor.sealedSecret), code.trim(), deps.clock.now(), factor.lastUsedStep)
@@ -124,8 +123,9 @@ async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenant, matc
 
 /** DELETE /mfa/totp: the user turns the factor off, proving it with a code. */
 export async function disableTotp(deps: MfaDeps, user: User, tenant: Tenant, code: unknown, actor: Actor): Promise<void> {
-  if (!(await hasConfirmedTotp(deps, user.id))) throw badRequest('Two-factor authentication is not on')
-  const matched = await matchSecondFactor(deps, user, code)
+  const factor = await deps.store.mfa.findTotp(user.id)
+  if (factor?.confirmedAt == null) throw badRequest('Two-factor authentication is not on')
+  const matched = await matchSecondFactor(deps, user, factor, code)
   if (!matched || !(await spendSecondFactor(deps, user, tenant, matched))) {
     await audit(deps, 'mfa.failed', actor, { tenantId: tenant.id, userId: user.id, detail: { stage: 'disable' } })
     throw invalidCode()
@@ -207,7 +207,7 @@ export async function passMfaChallenge(
   const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }
   await guardLimits(deps, limits, { type: 'login.limited', actor, tenantId: tenant.id, detail: about.detail })
 
-  const matched = await matchSecondFactor(deps, user, input.code)
+  const matched = await matchSecondFactor(deps, user, await deps.store.mfa.findTotp(user.id), input.code)
   if (!matched) {
     await deps.store.mfa.recordChallengeFailure(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS)
     await recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result: 'failure' as const })))
