@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { adminJourney } from '../admin-journey'
+import { mfaJourney } from '../mfa-journey'
 import { signupJourney } from '../signup-journey'
 import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
@@ -89,6 +90,21 @@ describe('dist/authd end to end: sign-up', () => {
     const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
     try {
       await signupJourney(authd, url, tenantId, key, smtp)
+    } finally {
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+      await smtp.close()
+    }
+  }, 60_000)
+})
+
+describe('dist/authd end to end: two-factor authentication', () => {
+  it('a user turns TOTP on, logs in through the challenge with a code and a recovery code; the CLI and the admin API reset it', async () => {
+    const { tenantId, key } = await setUpAccount(authd, 'ada.mfa@example.com', PASSWORD)
+    const smtp = await startSmtp()
+    const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
+    try {
+      await mfaJourney(authd, url, tenantId, key, smtp, 'ada.mfa@example.com', PASSWORD)
     } finally {
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)

@@ -2,6 +2,7 @@
 // both engines, the CLI, then the server, over a real socket; backup refuses and names pg_dump.
 import { expect, it } from 'bun:test'
 import { adminJourney } from '../admin-journey'
+import { mfaJourney } from '../mfa-journey'
 import { signupJourney } from '../signup-journey'
 import { startSmtp } from '../smtp'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
@@ -15,7 +16,7 @@ const dir = useBinaryAndTempDir()
 describePostgres('dist/authd on PostgreSQL', () => {
   const databaseUrl = useTestDatabase()
 
-  it('migrates, sets up through the CLI, serves login, refresh and the signed-in user, and names pg_dump for backups', async () => {
+  it('migrates, sets up through the CLI, serves login, refresh, the signed-in user, the admin API, sign-up and TOTP, and names pg_dump for backups', async () => {
     const env = { AUTHD_DATABASE_URL: databaseUrl() }
     const authd = cliRunner([BINARY], dir(), env)
     const migrated = await authd(['--json', 'migrate'])
@@ -41,6 +42,7 @@ describePostgres('dist/authd on PostgreSQL', () => {
       expect((await fetch(`${url}/api/v1/auth/me`, { headers: bearer })).status).toBe(401)
       await adminJourney(authd, url, tenantId)
       await signupJourney(authd, url, tenantId, key, smtp)
+      await mfaJourney(authd, url, tenantId, key, smtp, 'ada@example.com', PASSWORD)
     } finally {
       proc.kill('SIGTERM')
       await smtp.close()

@@ -103,7 +103,6 @@ export function registerUsers(program: Command, env: Env) {
       ctx.out.result(deleted, () => `deleted user ${deleted.userId} and erased their personal data`)
     })
 
-
   users
     .command('mfa-reset <userId>')
     .description("remove a user's second factor (a lost authenticator): login asks for the password only, and the user is mailed (as DELETE /api/v1/admin/users/ID/mfa)")

@@ -1,0 +1,73 @@
+// Two-factor authentication through the compiled binary, on whichever engine the caller set
+// up: a signed-in user turns TOTP on over HTTP, logs in through the challenge with a code and
+// then with a recovery code, the mails arrive by real SMTP, and the CLI's `users mfa-reset`
+// and the admin API's DELETE …/mfa (the lost phone) bring login back to the password alone.
+import { expect } from 'bun:test'
+import type { cliRunner } from './cli-runner'
+import { toResult } from './helpers'
+import { sentTo, type TestSmtp } from './smtp'
+import { totpCode, totpStep } from '../src/core/totp'
+
+export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: string, tenantId: string, apiKey: string, smtp: TestSmtp, email: string, password: string) {
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${url}/api/v1/auth${path}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(toResult)
+  const login = () => call('POST', '/login', { email, password })
+  const amrOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).amr
+  const subjects = () => smtp.messages.filter(sentTo(email)).map((m) => m.subject)
+
+  const signedIn = await login()
+  expect(signedIn.status).toBe(201)
+  const { accessToken, user } = signedIn.json.data.response
+  const bearer = { authorization: `Bearer ${accessToken}` }
+  const { secret } = (await call('POST', '/mfa/totp', undefined, bearer)).json.data
+  // The server's clock is the real one here: the confirmation spends this step's code, and the
+  // login below uses the next step's (one step of drift is accepted).
+  const step = totpStep(Date.now())
+  const confirmed = await call('POST', '/mfa/totp/confirm', { code: totpCode(secret, step) }, bearer)
+  expect({ status: confirmed.status, message: confirmed.json.message }).toEqual({ status: 200, message: 'Two-factor authentication is on' })
+  const recoveryCodes: string[] = confirmed.json.data.recoveryCodes
+  expect(recoveryCodes).toHaveLength(10)
+  await smtp.waitFor((m) => sentTo(email)(m) && m.subject === 'Acme: two-factor authentication was turned on')
+
+  const challenged = await login()
+  expect({ status: challenged.status, data: challenged.json.data, cookie: challenged.refreshCookie }).toEqual({
+    status: 201,
+    data: { response: { mfaRequired: true, challengeToken: expect.any(String), methods: ['totp', 'recovery'] } },
+    cookie: undefined,
+  })
+  const replayed = await call('POST', '/mfa/verify', { challengeToken: challenged.json.data.response.challengeToken, code: totpCode(secret, step) })
+  expect(replayed.json).toEqual({ statusCode: 400, message: 'Invalid or expired code', data: null })
+  const passed = await call('POST', '/mfa/verify', { challengeToken: challenged.json.data.response.challengeToken, code: totpCode(secret, step + 1) })
+  expect(passed.status).toBe(201)
+  expect(passed.refreshCookie).toBeTruthy()
+  expect(amrOf(passed.json.data.response.accessToken)).toEqual(['pwd', 'otp'])
+
+  const byRecovery = await call('POST', '/mfa/verify', { challengeToken: (await login()).json.data.response.challengeToken, code: recoveryCodes[0] })
+  expect(byRecovery.status).toBe(201)
+  await smtp.waitFor((m) => sentTo(email)(m) && m.subject === 'Acme: a recovery code was used to log in')
+
+  // The lost phone: the operator removes the factor; the password alone logs in again.
+  const reset = await authd(['--json', 'users', 'mfa-reset', user.userId])
+  expect(reset.json).toEqual({ userId: user.userId, removed: true })
+  const plain = await login()
+  expect(plain.status).toBe(201)
+  expect(amrOf(plain.json.data.response.accessToken)).toEqual(['pwd'])
+  await smtp.waitFor((m) => sentTo(email)(m) && m.subject === 'Acme: an administrator removed your two-factor authentication')
+  expect((await authd(['--json', 'users', 'mfa-reset', user.userId])).json).toEqual({ userId: user.userId, removed: false })
+
+  // On again, then removed by the application's backend with an admin key.
+  const again = { authorization: `Bearer ${plain.json.data.response.accessToken}` }
+  const second = (await call('POST', '/mfa/totp', undefined, again)).json.data.secret
+  expect((await call('POST', '/mfa/totp/confirm', { code: totpCode(second, totpStep(Date.now())) }, again)).status).toBe(200)
+  expect((await login()).json.data.response.mfaRequired).toBe(true)
+  const adminKey = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId, '--name', 'backend-mfa', '--scope', 'admin'])).json.key
+  const removed = await fetch(`${url}/api/v1/admin/users/${user.userId}/mfa`, { method: 'DELETE', headers: { 'x-api-key': adminKey } }).then(toResult)
+  expect({ status: removed.status, data: removed.json.data }).toEqual({ status: 200, data: { removed: true } })
+  expect((await login()).json.data.response.mfaRequired).toBeUndefined()
+  await smtp.waitFor((m) => sentTo(email)(m) && subjects().filter((s) => s === 'Acme: an administrator removed your two-factor authentication').length === 2)
+  expect(subjects().filter((s) => s?.includes('two-factor') || s?.includes('recovery'))).toHaveLength(5)
+}
