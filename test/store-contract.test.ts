@@ -5,7 +5,7 @@ import { describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Store } from '../src/core/store'
-import type { OutboxMessage, PendingSignup, RefreshFamily, RefreshToken, Tenant, User } from '../src/core/types'
+import type { MfaChallenge, OutboxMessage, PendingSignup, RefreshFamily, RefreshToken, Tenant, User } from '../src/core/types'
 import { openDatabase } from '../src/db/client'
 import { runMigrations } from '../src/db/migrate'
 import { openPostgres } from '../src/db/pg/client'
@@ -302,6 +302,78 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.signups.find(t.id, 'ek3')).toBeNull()
       expect(await e.store.signups.find(t.id, 'ek4')).toMatchObject({ codeHash: 'c6' })
       expect(await e.store.prune('pendingSignups', now + 600_001, 10)).toBe(1)
+    }))
+
+    it('turns a TOTP factor on once, accepts each step once and only forward, and spends a recovery code once under races', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const audit = { at: now, type: 'mfa.enrolled', tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
+      const factor = (sealedSecret: string) => ({ userId: u.id, sealedSecret, createdAt: now, confirmedAt: null, lastUsedStep: null })
+      const codes = ['r1', 'r2', 'r3'].map((codeHash) => ({ id: Bun.randomUUIDv7(), userId: u.id, codeHash, usedAt: null }))
+      const confirm = (store: Store) => store.mfa.confirmTotp({ userId: u.id, step: 100, now, recoveryCodes: codes, mail: { ...mail(t.id), id: Bun.randomUUIDv7(), kind: 'mfa-enrolled' }, audit })
+      // An unconfirmed enrolment is replaced by the next one; confirmed, it cannot be.
+      expect(await e.store.mfa.beginTotp(factor('first'))).toBe(true)
+      expect(await e.store.mfa.beginTotp(factor('second'))).toBe(true)
+      const second = e.second()
+      const confirmations = await Promise.all(Array.from({ length: 10 }, (_, i) => confirm(i % 2 ? second : e.store)))
+      expect(confirmations.filter(Boolean)).toHaveLength(1)
+      expect(await e.store.mfa.findTotp(u.id)).toEqual({ ...factor('second'), confirmedAt: now, lastUsedStep: 100 })
+      expect(await e.store.mfa.beginTotp(factor('third'))).toBe(false)
+      expect((await e.store.outbox.list({})).filter((m) => m.kind === 'mfa-enrolled')).toHaveLength(1)
+
+      // A step is used once, and never one at or before the last used.
+      expect(await e.store.mfa.useTotpStep(u.id, 100)).toBe(false)
+      expect(await e.store.mfa.useTotpStep(u.id, 99)).toBe(false)
+      const steps = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).mfa.useTotpStep(u.id, 101)))
+      expect(steps.filter(Boolean)).toHaveLength(1)
+      expect((await e.store.mfa.findTotp(u.id))!.lastUsedStep).toBe(101)
+
+      const notice = () => ({ ...mail(t.id), id: Bun.randomUUIDv7(), kind: 'mfa-recovery-used' as const })
+      const spent = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).mfa.useRecoveryCode(u.id, 'r1', now, notice())))
+      expect(spent.filter(Boolean)).toHaveLength(1)
+      expect((await e.store.outbox.list({})).filter((m) => m.kind === 'mfa-recovery-used')).toHaveLength(1)
+      expect(await e.store.mfa.hasRecoveryCode(u.id, 'r1')).toBe(false)
+      expect(await e.store.mfa.hasRecoveryCode(u.id, 'r2')).toBe(true)
+      expect(await e.store.mfa.countRecoveryCodes(u.id)).toBe(2)
+
+      // Removal takes the factor, the codes and the user's challenges, once.
+      await e.store.mfa.createChallenge({ id: Bun.randomUUIDv7(), tokenHash: 'live', userId: u.id, tenantId: t.id, rememberMe: false, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null })
+      const removals = await Promise.all([e.store, second].map((store) => store.mfa.removeTotp({ userId: u.id, audit: { ...audit, type: 'mfa.disabled' } })))
+      expect(removals.filter(Boolean)).toHaveLength(1)
+      expect(await e.store.mfa.findTotp(u.id)).toBeNull()
+      expect(await e.store.mfa.countRecoveryCodes(u.id)).toBe(0)
+      expect(await e.store.mfa.findChallenge('live')).toBeNull()
+      expect(await e.store.mfa.useTotpStep(u.id, 500)).toBe(false)
+    }))
+
+    it('spends a login challenge once when 20 verifications race, ends it at the attempt cap or its expiry, and prunes it after', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const challenge = (tokenHash: string): MfaChallenge => ({ id: Bun.randomUUIDv7(), tokenHash, userId: u.id, tenantId: t.id, rememberMe: true, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null })
+      const raced = challenge('raced')
+      await e.store.mfa.createChallenge(raced)
+      expect(await e.store.mfa.findChallenge('raced')).toEqual(raced)
+      const second = e.second()
+      const spends = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).mfa.spendChallenge(raced.id, now + 1, 5)))
+      expect(spends.filter(Boolean)).toHaveLength(1)
+      expect((await e.store.mfa.findChallenge('raced'))!.spentAt).toBe(now + 1)
+
+      // Five failures, even racing, spend it: the right code after them finds nothing.
+      const guessed = challenge('guessed')
+      await e.store.mfa.createChallenge(guessed)
+      await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? second : e.store).mfa.recordChallengeFailure(guessed.id, now, 5)))
+      expect(await e.store.mfa.findChallenge('guessed')).toMatchObject({ attempts: 4, spentAt: null })
+      await e.store.mfa.recordChallengeFailure(guessed.id, now, 5)
+      expect(await e.store.mfa.findChallenge('guessed')).toMatchObject({ attempts: 5, spentAt: now })
+      expect(await e.store.mfa.spendChallenge(guessed.id, now, 5)).toBe(false)
+
+      const expired = challenge('expired')
+      await e.store.mfa.createChallenge(expired)
+      expect(await e.store.mfa.spendChallenge(expired.id, expired.expiresAt, 5)).toBe(false)
+
+      // Retention: spent ones go at once, a live one only once it has expired.
+      expect(await e.store.prune('mfaChallenges', now + 2, 10)).toBe(2)
+      expect(await e.store.mfa.findChallenge('expired')).toEqual(expired)
+      expect(await e.store.prune('mfaChallenges', expired.expiresAt + 1, 10)).toBe(1)
+      expect(await e.store.mfa.findChallenge('expired')).toBeNull()
     }))
 
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {
