@@ -1,10 +1,12 @@
-// Secrets at rest and in logs: API keys, refresh and setup tokens and OTPs are stored only as
-// hashes, passwords only as argon2id; none of them, nor a submitted password, ever reaches a
-// log line or the audit log. Canary values are pushed through every flow over a real socket.
+// Secrets at rest and in logs: API keys, refresh and setup tokens, OTPs, recovery codes and
+// login challenges are stored only as hashes, passwords only as argon2id, TOTP secrets only
+// sealed; none of them, nor a submitted password or TOTP code, ever reaches a log line or the
+// audit log. Canary values are pushed through every flow over a real socket.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTenantSignup } from '../../src/core/signup'
+import { base32Decode, totpCode, totpStep } from '../../src/core/totp'
 import { createUser } from '../../src/core/users'
 import { jsonLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
@@ -25,6 +27,10 @@ const logLines: string[] = []
 const secrets: Record<string, string> = {}
 let otp = ''
 let signupOtp = ''
+/** Short secrets, checked apart from the long ones: the TOTP codes typed, and a recovery code. */
+const totpCodes: string[] = []
+let recoveryCode = ''
+let recoveryUsed = 0
 
 beforeAll(async () => {
   ctx = await createTestContext({ AUTHD_PORT: '0' })
@@ -70,6 +76,22 @@ beforeAll(async () => {
   await post('/verify-email', { email: 'canary.joiner@example.com', otp: signupOtp === '000000' ? '000001' : '000000' })
   const joined = await post('/verify-email', { email: 'canary.joiner@example.com', otp: signupOtp })
   secrets.signupRefreshToken = joined.refreshCookie!
+
+  // Two-factor authentication: enrol, a wrong code, a right one, then a recovery code.
+  const signedIn = await post('/login', { email: CANARY.email, password: CANARY.newPassword })
+  const bearer = { authorization: `Bearer ${signedIn.json.data.response.accessToken}` }
+  const totpSecret: string = (await post('/mfa/totp', {}, bearer)).json.data.secret
+  secrets.totpSecret = totpSecret
+  const step = totpStep(ctx.clock.now())
+  totpCodes.push(totpCode(totpSecret, step), totpCode(totpSecret, step + 1))
+  recoveryCode = (await post('/mfa/totp/confirm', { code: totpCodes[0] }, bearer)).json.data.recoveryCodes[0]
+  secrets.challengeToken = (await post('/login', { email: CANARY.email, password: CANARY.newPassword })).json.data.response.challengeToken
+  totpCodes.push(totpCodes[1] === '999999' ? '999998' : '999999')
+  await post('/mfa/verify', { challengeToken: secrets.challengeToken, code: totpCodes[2] })
+  secrets.mfaRefreshToken = (await post('/mfa/verify', { challengeToken: secrets.challengeToken, code: totpCodes[1] })).refreshCookie!
+  const recoveryChallenge = (await post('/login', { email: CANARY.email, password: CANARY.newPassword })).json.data.response.challengeToken
+  recoveryUsed = (await post('/mfa/verify', { challengeToken: recoveryChallenge, code: recoveryCode })).status
+
   await post('/logout', {}, { cookie: `refreshToken=${secrets.successor}` })
   await Bun.sleep(200) // let the worker deliver the notice mails
   await server.stop()
@@ -103,12 +125,15 @@ function rawDatabaseFiles(): string {
     .join('')
 }
 
-const allSecrets = () => ({ ...secrets, ...CANARY, otp, signupOtp })
+const allSecrets = () => ({ ...secrets, ...CANARY, otp, signupOtp, recoveryCode, ...Object.fromEntries(totpCodes.map((c, i) => [`totpCode${i}`, c])) })
 
 describe('secrets at rest', () => {
   it('the flows really ran (the canaries are real secrets)', () => {
     expect(otp).toMatch(/^\d{6}$/)
     expect(signupOtp).toMatch(/^\d{6}$/)
+    expect(recoveryCode).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/)
+    expect(totpCodes).toHaveLength(3)
+    expect(recoveryUsed).toBe(201)
     for (const value of Object.values(secrets)) expect(value.length).toBeGreaterThan(20)
   })
 
@@ -117,9 +142,24 @@ describe('secrets at rest', () => {
     const raw = rawDatabaseFiles()
     expect(dump).toContain(CANARY.email) // (the dump does see the rows: addresses are stored as typed)
     for (const [name, value] of Object.entries(allSecrets())) {
-      if (name === 'otp' || name === 'signupOtp' || name === 'email') continue
+      if (name === 'otp' || name === 'signupOtp' || name.startsWith('totpCode') || name === 'email') continue
       expect({ name, inTables: dump.includes(value), inFiles: raw.includes(value) }).toEqual({ name, inTables: false, inFiles: false })
     }
+  })
+
+  it('a TOTP secret is stored only sealed: neither its base32 text nor its key bytes are in any table or the raw database files', async () => {
+    const key = base32Decode(secrets.totpSecret!)
+    const [factor] = await queryDatabase<{ sealed_secret: string; confirmed_at: unknown }>(ctx, 'SELECT sealed_secret, confirmed_at FROM mfa_totp')
+    expect(factor!.confirmed_at).not.toBeNull() // (the factor is on: the row searched is the real one)
+    const raw = rawDatabaseFiles()
+    const dump = await dumpDatabase()
+    expect({
+      text: dump.includes(secrets.totpSecret!) || raw.includes(secrets.totpSecret!),
+      lowercase: dump.includes(secrets.totpSecret!.toLowerCase()) || raw.includes(secrets.totpSecret!.toLowerCase()),
+      bytes: raw.includes(key.toString('latin1')),
+      hex: dump.includes(key.toString('hex')) || raw.includes(key.toString('hex')),
+      base64: dump.includes(key.toString('base64').replace(/=+$/, '')) || raw.includes(key.toString('base64').replace(/=+$/, '')),
+    }).toEqual({ text: false, lowercase: false, bytes: false, hex: false, base64: false })
   })
 
   it('an OTP is stored only as a keyed hash, and its mail body is erased once delivered', async () => {
