@@ -3,18 +3,21 @@
 // cancel out), and we report the median of the per-pair differences with a bootstrap 95%
 // confidence interval. An interval that straddles 0 means no difference we can detect.
 import { writeFileSync } from 'node:fs'
+import { totpCode, totpStep } from '../src/core/totp'
 import { bootstrapMedianCI, median, NO_LIMITS, PASSWORD, startAuthd, timed } from './lib'
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 200)
 const registered = Array.from({ length: PAIRS }, (_, i) => `member${i}@example.com`)
 const strangers = Array.from({ length: PAIRS }, (_, i) => `stranger${i}@example.com`)
+/** Registered addresses that turn TOTP on once the server runs. */
+const enrolled = Array.from({ length: PAIRS }, (_, i) => `enrolled${i}@example.com`)
 /** Addresses of a domain the tenant's sign-up policy does not list. */
 const outsiders = Array.from({ length: PAIRS }, (_, i) => `outsider${i}@elsewhere.example`)
 
 /** Imports the registered addresses with PASSWORD, hashed by the CLI's own argon2 settings. */
 function importMembers(cli: (args: string[]) => unknown, tenantId: string) {
   const file = '/tmp/authd-bench-users.json'
-  writeFileSync(file, JSON.stringify(registered.map((email) => ({ email, firstName: 'Bench', lastName: 'Member', password: PASSWORD }))))
+  writeFileSync(file, JSON.stringify([...registered, ...enrolled].map((email) => ({ email, firstName: 'Bench', lastName: 'Member', password: PASSWORD }))))
   cli(['users', 'import', '--tenant', tenantId, file])
   cli(['tenants', 'update', tenantId, '--signup', 'domains:example.com'])
 }
@@ -38,12 +41,28 @@ async function pairedRow(name: string, make: (email: string) => () => Promise<Re
   return `${name.padEnd(58)} median ${median(known).toFixed(2).padStart(7)} ms   ${label}: median ${median(differences).toFixed(3).padStart(7)} ms, 95% CI [${lo.toFixed(3)}, ${hi.toFixed(3)}] ms (${((median(differences) / median(known)) * 100).toFixed(1)}% of a request)`
 }
 
+/** Turns TOTP on for each address, over HTTP as a user would. */
+async function enrolTotp(api: string, key: string, addresses: string[]) {
+  const headers = { 'content-type': 'application/json', 'x-api-key': key }
+  for (const email of addresses) {
+    const login = (await (await fetch(`${api}/login`, { method: 'POST', headers, body: JSON.stringify({ email, password: PASSWORD }) })).json()) as any
+    const bearer = { ...headers, authorization: `Bearer ${login.data.response.accessToken}` }
+    const { secret } = ((await (await fetch(`${api}/mfa/totp`, { method: 'POST', headers: bearer })).json()) as any).data
+    const confirmed = await fetch(`${api}/mfa/totp/confirm`, { method: 'POST', headers: bearer, body: JSON.stringify({ code: totpCode(secret, totpStep(Date.now())) }) })
+    if (confirmed.status !== 200) throw new Error(`enrolling ${email}: ${confirmed.status}`)
+  }
+}
+
 export async function timingBench() {
   const rows: string[] = []
   const authd = await startAuthd(NO_LIMITS, { seed: importMembers })
   const headers = { 'content-type': 'application/json', 'x-api-key': authd.key }
   const login = (api: string) => (email: string) => () => fetch(`${api}/login`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'a wrong password, paired' }) })
   rows.push(await pairedRow('POST /login (wrong password vs unknown e-mail)', login(authd.api), undefined, 401))
+  // The second factor is asked for only after the right password: a wrong one must cost the
+  // same whether the user has TOTP on or not.
+  await enrolTotp(authd.api, authd.key, enrolled)
+  rows.push(await pairedRow('POST /login (wrong password: TOTP on vs off)', login(authd.api), [enrolled, registered, 'TOTP on - off'], 401))
   rows.push(await pairedRow('GET /forgot-password (registered vs unknown)', (email) => () => fetch(`${authd.api}/forgot-password/${email}`, { headers }), undefined, 200))
   // Every address asked for a code just above: a wrong code for a registered address with a
   // live OTP against one for an unknown address.
