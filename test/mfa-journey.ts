@@ -1,7 +1,8 @@
 // Two-factor authentication through the compiled binary, on whichever engine the caller set
 // up: a signed-in user turns TOTP on over HTTP, logs in through the challenge with a code and
 // then with a recovery code, the mails arrive by real SMTP, and the CLI's `users mfa-reset`
-// and the admin API's DELETE …/mfa (the lost phone) bring login back to the password alone.
+// and the admin API's DELETE …/mfa (the lost phone) bring login back to the password alone, as
+// the user's own DELETE /mfa/totp with a code does.
 import { expect } from 'bun:test'
 import type { cliRunner } from './cli-runner'
 import { toResult } from './helpers'
@@ -69,5 +70,15 @@ export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: strin
   expect({ status: removed.status, data: removed.json.data }).toEqual({ status: 200, data: { removed: true } })
   expect((await login()).json.data.response.mfaRequired).toBeUndefined()
   await smtp.waitFor((m) => sentTo(email)(m) && subjects().filter((s) => s === 'Acme: an administrator removed your two-factor authentication').length === 2)
-  expect(subjects().filter((s) => s?.includes('two-factor') || s?.includes('recovery'))).toHaveLength(5)
+
+  // On once more, then off by the user, proved with a code.
+  const third = (await call('POST', '/mfa/totp', undefined, again)).json.data.secret
+  const thirdStep = totpStep(Date.now())
+  expect((await call('POST', '/mfa/totp/confirm', { code: totpCode(third, thirdStep) }, again)).status).toBe(200)
+  expect((await call('DELETE', '/mfa/totp', { code: totpCode(third, thirdStep) }, again)).json).toEqual({ statusCode: 400, message: 'Invalid or expired code', data: null })
+  const off = await call('DELETE', '/mfa/totp', { code: totpCode(third, thirdStep + 1) }, again)
+  expect({ status: off.status, message: off.json.message }).toEqual({ status: 200, message: 'Two-factor authentication is off' })
+  expect((await login()).json.data.response.mfaRequired).toBeUndefined()
+  await smtp.waitFor((m) => sentTo(email)(m) && m.subject === 'Acme: two-factor authentication was turned off')
+  expect(subjects().filter((s) => s?.includes('two-factor') || s?.includes('recovery'))).toHaveLength(7) // on ×3, a recovery code, reset ×2, off
 }

@@ -99,7 +99,7 @@ describe('dist/authd end to end: sign-up', () => {
 })
 
 describe('dist/authd end to end: two-factor authentication', () => {
-  it('a user turns TOTP on, logs in through the challenge with a code and a recovery code; the CLI and the admin API reset it', async () => {
+  it('a user turns TOTP on, logs in through the challenge with a code and a recovery code; the CLI and the admin API reset it, and the user turns it off', async () => {
     const { tenantId, key } = await setUpAccount(authd, 'ada.mfa@example.com', PASSWORD)
     const smtp = await startSmtp()
     const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
