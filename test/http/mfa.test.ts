@@ -223,6 +223,40 @@ describe('turning it off', () => {
   })
 })
 
+describe('the audit log', () => {
+  it('records every step: enrolment, a refused code, the challenge, a wrong code, the login, a recovery code, turning off', async () => {
+    const token = (await login()).json.data.response.accessToken
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+    const wrong = (c: string) => (c === '000000' ? '000001' : '000000')
+    await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: wrong(codeOf(secret)) } })
+    const { recoveryCodes } = (await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: codeOf(secret) } })).json.data
+    nextStep()
+    const first = await challenge()
+    await verify(first, wrong(codeOf(secret)))
+    await verify(first, codeOf(secret))
+    await verify(await challenge(), recoveryCodes[0])
+    nextStep()
+    await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: codeOf(secret) } })
+    const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
+    const events = (await ctx.runtime.store.audit.query({ userId, limit: 100 })).sort((a, b) => a.id - b.id)
+    expect(events.map((e) => [e.type, e.detail?.stage ?? e.detail?.secondFactor ?? e.detail?.with ?? null])).toEqual([
+      ['user.created', null],
+      ['login.succeeded', null],
+      ['mfa.enrolment_started', null],
+      ['mfa.failed', 'enrolment'],
+      ['mfa.enrolled', null],
+      ['mfa.challenged', null],
+      ['mfa.failed', 'login'],
+      ['login.succeeded', 'totp'],
+      ['mfa.challenged', null],
+      ['mfa.recovery_code_used', null],
+      ['login.succeeded', 'recovery'],
+      ['mfa.disabled', 'totp'],
+    ])
+    expect(new Set(events.map((e) => e.tenantId))).toEqual(new Set([ctx.tenantId]))
+  })
+})
+
 describe('removal by an administrator (a lost authenticator)', () => {
   it('DELETE /api/v1/admin/users/{id}/mfa removes the factor, mails the user, and is audited with the key', async () => {
     await enrol()
