@@ -17,7 +17,7 @@ import { badRequest, conflict, invalidCode, userDisabled } from './errors'
 import { guardLimits, ipSubject, recordOutcomes, type Rule } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { mfaNoticeMail, type MfaNotice } from './mail/templates'
-import { base32Encode, matchTotp, newTotpSecret, otpauthUrl } from './totp'
+import { base32Encode, matchTotp, newTotpSecret, otpauthUrl, typedTotpCode } from './totp'
 import { hmacSha256, randomToken, seal, sha256, unseal } from './secrets'
 import type { OutboxMessage, RecoveryCode, Tenant, TotpFactor, User } from './types'
 import { getUser } from './users'
@@ -76,7 +76,8 @@ export async function confirmTotpEnrolment(deps: MfaDeps, user: User, tenant: Te
   const factor = await deps.store.mfa.findTotp(user.id)
   if (!factor || factor.confirmedAt !== null) throw badRequest('No two-factor enrolment in progress: start one with POST /mfa/totp')
   const now = deps.clock.now()
-  const step = matchTotp(openSecret(deps, user.id, factor.sealedSecret), code, now, null)
+  const typed = typedTotpCode(code)
+  const step = typed === null ? null : matchTotp(openSecret(deps, user.id, factor.sealedSecret), typed, now, null)
   if (step === null) {
     await audit(deps, 'mfa.failed', actor, { tenantId: tenant.id, userId: user.id, detail: { stage: 'enrolment' } })
     throw invalidCode()
@@ -103,8 +104,9 @@ type MatchedCode = { kind: 'totp'; step: number } | { kind: 'recovery'; codeHash
 async function matchSecondFactor(deps: MfaDeps, user: User, factor: TotpFactor | null, code: unknown): Promise<MatchedCode | null> {
   if (typeof code !== 'string' || code.length > 64) return null
   if (!factor || factor.confirmedAt === null) return null
-  if (/^\s*\d{6}\s*$/.test(code)) {
-    const step = matchTotp(openSecret(deps, user.id, factor.sealedSecret), code.trim(), deps.clock.now(), factor.lastUsedStep)
+  const typed = typedTotpCode(code)
+  if (typed !== null) {
+    const step = matchTotp(openSecret(deps, user.id, factor.sealedSecret), typed, deps.clock.now(), factor.lastUsedStep)
     return step === null ? null : { kind: 'totp', step }
   }
   const codeHash = recoveryCodeHash(deps, user.id, code)

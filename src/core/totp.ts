@@ -62,6 +62,12 @@ export const totpStep = (nowMs: number) => Math.floor(nowMs / 1000 / TOTP_STEP_S
 
 export const totpCode = (secret: string, step: number, digits = TOTP_DIGITS) => hotp(base32Decode(secret), step, digits)
 
+/** A code as typed, in the digit groups authenticator apps show ("123 456"): its 6 digits, or null. */
+export function typedTotpCode(typed: string): string | null {
+  const digits = typed.replace(/\s/g, '')
+  return /^\d{6}$/.test(digits) ? digits : null
+}
+
 /**
  * The step whose code `code` is, within ±TOTP_DRIFT_STEPS of now and after `lastUsedStep`
  * (a code is accepted once: neither it nor an older one works again), or null. Every

@@ -110,6 +110,18 @@ describe('login with a second factor', () => {
     expect((await verify(await challenge(), code)).json).toEqual(invalidCode)
   })
 
+  it('accepts a code typed in the groups authenticator apps show ("123 456"), at enrolment and at login', async () => {
+    const token = (await login()).json.data.response.accessToken
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+    const grouped = (code: string) => `${code.slice(0, 3)} ${code.slice(3)}`
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: grouped(codeOf(secret)) } })).status).toBe(200)
+    nextStep()
+    const passed = await verify(await challenge(), ` ${grouped(codeOf(secret))} `)
+    expect(passed.status).toBe(201)
+    nextStep()
+    expect((await verify(await challenge(), `${codeOf(secret).slice(0, 3)}-${codeOf(secret).slice(3)}x`)).json).toEqual(invalidCode)
+  })
+
   it('accepts one step of clock drift either way, not two', async () => {
     const { secret } = await enrol()
     for (const drift of [-1, 1]) {

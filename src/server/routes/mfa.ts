@@ -76,7 +76,7 @@ export const mfaRoutes = (deps: Deps) =>
         detail: {
           summary: "Pass a login's second step",
           description:
-            "The challengeToken from login and a TOTP code (or a recovery code): exactly the login answer, its access tokens with amr [\"pwd\", \"otp\"]. A challenge is single use, bound to its user and tenant, lives 5 minutes and allows 5 wrong codes; wrong codes also count toward the account's login back-off. Every failure is the same 400.",
+            "The challengeToken from login and a TOTP code (spaces ignored: \"123 456\") or a recovery code: exactly the login answer, its access tokens with amr [\"pwd\", \"otp\"]. A challenge is single use, bound to its user and tenant, lives 5 minutes and allows 5 wrong codes; wrong codes also count toward the account's login back-off. Every failure is the same 400.",
           security: API_KEY,
           responses: responses({ status: 201, description: 'Logged in', data: schemas.Session }, [400, 401, 403, 413, 429]),
         },
