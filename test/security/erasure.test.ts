@@ -1,10 +1,11 @@
 // Erasure is real: after delivery, the setup token and the OTP a mail carried, and after a
-// user is deleted, their address, names and user agent, cannot be found anywhere in the raw
-// database files (main file and WAL), as someone who copies the data directory of a running
-// server would read them.
+// user is deleted, their address, names, user agent and sealed TOTP secret, cannot be found
+// anywhere in the raw database files (main file and WAL), as someone who copies the data
+// directory of a running server would read them.
 import { afterEach, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { inviteUser } from '../../src/core/setup-password'
+import { totpCode, totpStep } from '../../src/core/totp'
 import { createUser, deleteUser } from '../../src/core/users'
 import { createTestContext, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 
@@ -43,7 +44,7 @@ describe('delivered mail', () => {
 })
 
 describe('a deleted user', () => {
-  it('leaves no trace of their address, names or sessions in the raw database files; audit rows keep the id', async () => {
+  it('leaves no trace of their address, names, sessions or second factor in the raw database files; audit rows keep the id', async () => {
     ctx = await createTestContext()
     const email = 'erase.me@example.com'
     const { userId } = await ctx.addUser({ email, firstName: 'Erasmus', lastName: 'Vanishing' })
@@ -51,17 +52,27 @@ describe('a deleted user', () => {
     const login = await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: { 'user-agent': browser } })
     expect(login.status).toBe(201)
     await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong password' }, headers: { 'user-agent': browser } })
+    // A second factor, its recovery codes and a live login challenge.
+    const bearer = { authorization: `Bearer ${login.json.data.response.accessToken}` }
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer })).json.data
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: totpCode(secret, totpStep(ctx.clock.now())) } })).status).toBe(200)
+    expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).json.data.response.mfaRequired).toBe(true)
+    const mfaRows = async () =>
+      Promise.all(['mfa_totp', 'mfa_recovery_codes', 'mfa_challenges'].map(async (table) => (await queryDatabase(ctx, `SELECT * FROM ${table} WHERE user_id = $1`, [userId])).length))
+    expect(await mfaRows()).toEqual([1, 10, 1])
+    const [{ sealed_secret: sealedSecret }] = (await queryDatabase<{ sealed_secret: string }>(ctx, 'SELECT sealed_secret FROM mfa_totp')) as [{ sealed_secret: string }]
     const otp = await requestOtp(ctx, email)
     expect(otp).toMatch(/^\d{6}$/)
     // Delivered mail keeps its recipient; a queued one its body too.
     await ctx.deliverMail()
     await requestOtp(ctx, email)
-    for (const trace of [email, 'Erasmus', 'Vanishing', browser]) expect({ trace, found: rawFiles().includes(trace) }).toEqual({ trace, found: true })
+    for (const trace of [email, 'Erasmus', 'Vanishing', browser, sealedSecret]) expect({ trace, found: rawFiles().includes(trace) }).toEqual({ trace, found: true })
 
     await deleteUser(ctx.runtime, userId)
 
     const raw = rawFiles()
-    for (const trace of [email, 'Erasmus', 'Vanishing', browser]) expect({ trace, found: raw.includes(trace) }).toEqual({ trace, found: false })
+    for (const trace of [email, 'Erasmus', 'Vanishing', browser, sealedSecret]) expect({ trace, found: raw.includes(trace) }).toEqual({ trace, found: false })
+    expect(await mfaRows()).toEqual([0, 0, 0])
     const events = await queryDatabase<{ type: string }>(ctx, 'SELECT type FROM audit_events WHERE user_id = $1 ORDER BY id', [userId])
     expect(events.map((e) => e.type)).toContain('login.succeeded')
     expect(events.at(-1)!.type).toBe('user.deleted')
