@@ -52,22 +52,24 @@ function requestSeries(metrics: Metrics) {
 
 export const observability = (logger: Logger, metrics: Metrics) => {
   const seriesFor = requestSeries(metrics)
+  // Kept beside the request rather than on its context: a request no route matches gets no
+  // derived context, and it too must be timed and answered with its id. And a hook that hands
+  // its whole context to a function (Object.assign) makes Elysia's inference assume every
+  // part is read, so every request, /healthz included, had its cookies and query parsed.
+  const traces = new WeakMap<Request, Traced>()
   return new Elysia({ name: 'observability' })
-    // Set on the request's context in onRequest rather than derived: a request no route
-    // matches gets no derived context, and it too must be timed and answered with its id.
-    .onRequest((context) => {
-      const given = context.request.headers.get('x-request-id')
+    .onRequest(({ request, set }) => {
+      const given = request.headers.get('x-request-id')
       const requestId = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
-      context.set.headers['x-request-id'] = requestId
+      set.headers['x-request-id'] = requestId
       // (not read back from set.headers: a response with several cookies turns them into a Headers object)
-      Object.assign(context, { requestId, startedAt: performance.now() } satisfies Traced)
+      traces.set(request, { requestId, startedAt: performance.now() })
     })
-    .onAfterResponse({ as: 'global' }, (context) => {
-      const { request, set, path } = context
-      const { route, actor } = context as typeof context & { route?: string; actor?: { ip: string | null } }
-      const { requestId, startedAt: started } = context as typeof context & Partial<Traced>
+    .onAfterResponse({ as: 'global' }, ({ request, set, path, route, ...rest }) => {
+      const { actor } = rest as { actor?: { ip: string | null } }
+      const trace = traces.get(request)
       const status = typeof set.status === 'number' ? set.status : 200
-      const seconds = started === undefined ? 0 : (performance.now() - started) / 1000
+      const seconds = trace === undefined ? 0 : (performance.now() - trace.startedAt) / 1000
       const series = seriesFor(route || 'unmatched', request.method, status)
       series.count.value++
       series.observe(seconds)
@@ -76,7 +78,7 @@ export const observability = (logger: Logger, metrics: Metrics) => {
       // Load balancers probe every few seconds: a probe that passed is counted, not logged.
       if (status < 400 && PROBE_ROUTES.has(route ?? '')) return
       logger.log(status >= 500 ? 'error' : 'info', 'request', {
-        requestId,
+        requestId: trace?.requestId,
         method: request.method,
         path: loggablePath(path),
         status,
