@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { OutboxMessage } from '../core/types'
 import type { Db } from './client'
 import { groupCommitOf } from './group-commit'
-import { auditEvents, idempotencyKeys, mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
+import { auditEvents, idempotencyKeys, mailOutbox, mfaChallenges, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
 /** Runs `fn` (synchronous) as one transaction, committed with the others of its turn of the
  *  event loop (group-commit.ts); resolves once it is durable. The batch's BEGIN IMMEDIATE
@@ -21,15 +21,17 @@ export function isUniqueViolation(error: unknown): boolean {
 export type SecretsOwner = { userId: string } | { tenantId: string }
 
 /**
- * Inside the caller's transaction: spends every outstanding password-reset OTP and setup
- * token of the user (or tenant), so a secret mailed before an admin action (a password set
- * by an admin, a disable) cannot be used after it.
+ * Inside the caller's transaction: spends every outstanding password-reset OTP, setup token
+ * and login challenge of the user (or tenant), so a secret issued before a new password or an
+ * admin action (a disable) cannot be used after it.
  */
 export function spendOutstandingSecrets(db: Db, owner: SecretsOwner, now: number) {
-  const ofOwner = <T extends typeof setupTokens.userId | typeof passwordResetOtps.userId>(column: T) =>
+  const ofOwner = <T extends typeof setupTokens.userId | typeof passwordResetOtps.userId | typeof mfaChallenges.userId>(column: T) =>
     'userId' in owner ? eq(column, owner.userId) : inArray(column, db.select({ id: users.id }).from(users).where(eq(users.tenantId, owner.tenantId)))
   db.update(setupTokens).set({ usedAt: now }).where(and(ofOwner(setupTokens.userId), isNull(setupTokens.usedAt))).run()
   db.update(passwordResetOtps).set({ spentAt: now }).where(and(ofOwner(passwordResetOtps.userId), isNull(passwordResetOtps.spentAt))).run()
+  // A login challenge proves the password it was issued on: a new password (or an admin action) ends it.
+  db.update(mfaChallenges).set({ spentAt: now }).where(and(ofOwner(mfaChallenges.userId), isNull(mfaChallenges.spentAt))).run()
 }
 
 /** Inside the caller's transaction: revokes every live session of the user (or tenant); returns how many. */

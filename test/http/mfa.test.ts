@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
-import { setUserDisabled } from '../../src/core/users'
+import { setUserDisabled, setUserPassword } from '../../src/core/users'
 import { totpCode, totpStep } from '../../src/core/totp'
 import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 
@@ -182,6 +182,17 @@ describe('login with a second factor', () => {
     const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
     await setUserDisabled(ctx.runtime, userId, true)
     expect((await verify(token, codeOf(secret))).json).toEqual({ statusCode: 403, message: 'User is disabled', data: null })
+  })
+
+  it('ends a live challenge when the password changes: it proved the old one', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const token = await challenge()
+    const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
+    await setUserPassword(ctx.runtime, userId, 'a brand new passphrase, set by an admin')
+    expect((await verify(token, codeOf(secret))).json).toEqual(invalidCode)
+    // The factor itself is untouched: the new password's challenge passes with the same code.
+    expect((await verify((await login('a brand new passphrase, set by an admin')).json.data.response.challengeToken, codeOf(secret))).status).toBe(201)
   })
 
   it("counts wrong codes toward the account's login back-off, which the right password alone does not end", async () => {

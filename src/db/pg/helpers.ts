@@ -4,7 +4,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { OutboxMessage } from '../../core/types'
 import type { SecretsOwner } from '../helpers'
 import type { PgExecutor } from './client'
-import { auditEvents, idempotencyKeys, mailOutbox, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
+import { auditEvents, idempotencyKeys, mailOutbox, mfaChallenges, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
 /** Serialises transactions that take the same key (a check-then-write on one subject). */
 export async function lockKey(tx: PgExecutor, key: string) {
@@ -12,10 +12,12 @@ export async function lockKey(tx: PgExecutor, key: string) {
 }
 
 export async function spendOutstandingSecrets(tx: PgExecutor, owner: SecretsOwner, now: number) {
-  const ofOwner = <T extends typeof setupTokens.userId | typeof passwordResetOtps.userId>(column: T) =>
+  const ofOwner = <T extends typeof setupTokens.userId | typeof passwordResetOtps.userId | typeof mfaChallenges.userId>(column: T) =>
     'userId' in owner ? eq(column, owner.userId) : inArray(column, tx.select({ id: users.id }).from(users).where(eq(users.tenantId, owner.tenantId)))
   await tx.update(setupTokens).set({ usedAt: now }).where(and(ofOwner(setupTokens.userId), isNull(setupTokens.usedAt)))
   await tx.update(passwordResetOtps).set({ spentAt: now }).where(and(ofOwner(passwordResetOtps.userId), isNull(passwordResetOtps.spentAt)))
+  // A login challenge proves the password it was issued on: a new password (or an admin action) ends it.
+  await tx.update(mfaChallenges).set({ spentAt: now }).where(and(ofOwner(mfaChallenges.userId), isNull(mfaChallenges.spentAt)))
 }
 
 export async function revokeSessionsOf(tx: PgExecutor, owner: SecretsOwner, now: number, reason: string): Promise<number> {
