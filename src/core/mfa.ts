@@ -190,13 +190,13 @@ export async function passMfaChallenge(
   const challenge = await deps.store.mfa.findChallenge(sha256(input.challengeToken))
   const now = deps.clock.now()
   // Bound to its tenant: another tenant's API key finds no challenge here.
-  if (!challenge || challenge.tenantId !== tenant.id || challenge.spentAt !== null || challenge.expiresAt <= now || challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) {
-    throw invalidCode()
-  }
+  if (!challenge || challenge.tenantId !== tenant.id) throw invalidCode()
   const user = await deps.store.users.get(challenge.userId)
   if (!user || user.tenantId !== tenant.id) throw invalidCode()
-  // Disabled since the challenge was issued: no session.
+  // Disabled since the challenge was issued: said as login says it (the token proved the
+  // password). Disabling also spent the challenge, so re-enabling does not revive it.
   if (user.disabledAt !== null) throw userDisabled()
+  if (challenge.spentAt !== null || challenge.expiresAt <= now || challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) throw invalidCode()
   // Wrong codes meet the account's login back-off (§9), keyed as login keys it.
   const rules = deps.limitRules
   const device = trustedDevice(deps, tenant.id, user.email, input.deviceCookie)

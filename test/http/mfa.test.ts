@@ -175,13 +175,16 @@ describe('login with a second factor', () => {
     expect(Number(sessions[0]!.n)).toBe(1)
   })
 
-  it('refuses a challenge whose user was disabled after it was issued', async () => {
+  it('refuses a challenge whose user was disabled after it was issued, and does not revive it on re-enabling', async () => {
     const { secret } = await enrol()
     nextStep()
     const token = await challenge()
     const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
     await setUserDisabled(ctx.runtime, userId, true)
     expect((await verify(token, codeOf(secret))).json).toEqual({ statusCode: 403, message: 'User is disabled', data: null })
+    // Enabled again, the user needs a new login: the old challenge stays spent.
+    await setUserDisabled(ctx.runtime, userId, false)
+    expect((await verify(token, codeOf(secret))).json).toEqual(invalidCode)
   })
 
   it('ends a live challenge when the password changes: it proved the old one', async () => {
