@@ -113,9 +113,14 @@ async function matchSecondFactor(deps: MfaDeps, user: User, factor: TotpFactor |
   return (await deps.store.mfa.hasRecoveryCode(user.id, codeHash)) ? { kind: 'recovery', codeHash } : null
 }
 
-/** Spends a matched code: false if a concurrent request spent it (or a newer step) first. */
-async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenant, matched: MatchedCode): Promise<boolean> {
+/**
+ * Spends a matched code: false if a concurrent request spent it (or a newer step) first. A
+ * recovery code used to log in is mailed; one used to turn the factor off is not (that has
+ * its own notice, and the codes go with the factor).
+ */
+async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenant, matched: MatchedCode, purpose: 'login' | 'disable'): Promise<boolean> {
   if (matched.kind === 'totp') return deps.store.mfa.useTotpStep(user.id, matched.step)
+  if (purpose === 'disable') return deps.store.mfa.useRecoveryCode(user.id, matched.codeHash, deps.clock.now())
   // The notice says how many codes are left after this one; it is queued only if the code is spent.
   const left = Math.max(0, (await deps.store.mfa.countRecoveryCodes(user.id)) - 1)
   const used = await deps.store.mfa.useRecoveryCode(user.id, matched.codeHash, deps.clock.now(), notice(deps, user, tenant, 'recovery-used', left))
@@ -128,7 +133,7 @@ export async function disableTotp(deps: MfaDeps, user: User, tenant: Tenant, cod
   const factor = await deps.store.mfa.findTotp(user.id)
   if (factor?.confirmedAt == null) throw badRequest('Two-factor authentication is not on')
   const matched = await matchSecondFactor(deps, user, factor, code)
-  if (!matched || !(await spendSecondFactor(deps, user, tenant, matched))) {
+  if (!matched || !(await spendSecondFactor(deps, user, tenant, matched, 'disable'))) {
     await audit(deps, 'mfa.failed', actor, { tenantId: tenant.id, userId: user.id, detail: { stage: 'disable' } })
     throw invalidCode()
   }
@@ -219,7 +224,7 @@ export async function passMfaChallenge(
   // A right code: the challenge first (one session per challenge, however many right codes
   // race), then the code (once across challenges). Losing either race is no guess: not counted.
   if (!(await deps.store.mfa.spendChallenge(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS))) throw invalidCode()
-  if (!(await spendSecondFactor(deps, user, tenant, matched))) throw invalidCode()
+  if (!(await spendSecondFactor(deps, user, tenant, matched, 'login'))) throw invalidCode()
   await recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result: 'success' as const })))
   if (matched.kind === 'recovery') await audit(deps, 'mfa.recovery_code_used', actor, about)
   return { user, rememberMe: challenge.rememberMe, secondFactor: matched.kind, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, user.email) }

@@ -157,8 +157,8 @@ export interface MfaStore {
   confirmTotp(input: { userId: string; step: number; now: number; recoveryCodes: RecoveryCode[]; mail: OutboxMessage; audit: AuditEvent }): Promise<boolean>
   /** Records `step` as used if it is after the last used one; false if it is not (a replay, or a concurrent use). */
   useTotpStep(userId: string, step: number): Promise<boolean>
-  /** Spends the user's unused recovery code with this hash and queues `notice` with it; false if there is none. */
-  useRecoveryCode(userId: string, codeHash: string, now: number, notice: OutboxMessage): Promise<boolean>
+  /** Spends the user's unused recovery code with this hash and queues `notice` (if given) with it; false if there is none. */
+  useRecoveryCode(userId: string, codeHash: string, now: number, notice?: OutboxMessage): Promise<boolean>
   /** Whether the user has an unused recovery code with this hash. */
   hasRecoveryCode(userId: string, codeHash: string): Promise<boolean>
   /** Unused recovery codes left. */

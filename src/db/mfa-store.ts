@@ -56,7 +56,7 @@ export function createMfaStore(db: Db): MfaStore {
           .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.codeHash, codeHash), isNull(mfaRecoveryCodes.usedAt)))
           .run()
         if (changesOf(spent) !== 1) return false
-        db.insert(mailOutbox).values(notice).run()
+        if (notice) db.insert(mailOutbox).values(notice).run()
         return true
       })
     },

@@ -247,6 +247,15 @@ describe('turning it off', () => {
     expect(kinds.map((k) => k.kind)).toEqual(['mfa-enrolled', 'mfa-disabled'])
     expect(await queryDatabase(ctx, 'SELECT * FROM mfa_recovery_codes')).toEqual([])
   })
+
+  it('with a recovery code: one mail, that it was turned off (no "used to log in" notice)', async () => {
+    const { recoveryCodes } = await enrol()
+    const token = (await verify(await challenge(), recoveryCodes[0]!)).json.data.response.accessToken
+    const off = await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: recoveryCodes[1] } })
+    expect(off.json).toEqual({ statusCode: 200, message: 'Two-factor authentication is off', data: null })
+    const kinds = await queryDatabase<{ kind: string }>(ctx, "SELECT kind FROM mail_outbox WHERE kind LIKE 'mfa-%' ORDER BY created_at, id")
+    expect(kinds.map((k) => k.kind)).toEqual(['mfa-enrolled', 'mfa-recovery-used', 'mfa-disabled'])
+  })
 })
 
 describe('the audit log', () => {

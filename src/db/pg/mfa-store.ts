@@ -51,7 +51,7 @@ export function createPgMfaStore(db: PgDb): MfaStore {
           .where(and(eq(mfaRecoveryCodes.userId, userId), eq(mfaRecoveryCodes.codeHash, codeHash), isNull(mfaRecoveryCodes.usedAt)))
           .returning({ id: mfaRecoveryCodes.id })
         if (rows.length !== 1) return false
-        await tx.insert(mailOutbox).values(notice)
+        if (notice) await tx.insert(mailOutbox).values(notice)
         return true
       })
     },
