@@ -186,7 +186,6 @@ export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: str
   await audit(deps, 'logout', actor, { tenantId: found.family.tenantId, userId: found.family.userId, detail: { familyId: found.family.id } })
 }
 
-/** Ends every session of the user (CLI `sessions revoke`, password change). */
 /** A user's live sessions, as an administrator sees them (the admin API and `authd sessions list`). */
 export async function listUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<SessionView[]> {
   const user = await getUser(deps, userId, actor)
@@ -195,6 +194,7 @@ export async function listUserSessions(deps: Pick<Deps, 'store' | 'clock'>, user
   return sessions
 }
 
+/** Ends every session of the user (the admin API and `authd sessions revoke`). */
 export async function revokeUserSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<number> {
   const user = await getUser(deps, userId, actor)
   const revoked = await deps.store.sessions.revokeUserFamilies(userId, deps.clock.now(), 'admin')
