@@ -29,6 +29,8 @@ export interface Config {
   hashConcurrency: number
   /** Logins are refused (503) when the queued hashing work would take longer than this. */
   hashMaxWaitMs: number
+  /** How long an answer that asks the client to come back later (429, 503) is held before it leaves. */
+  refusalHoldMs: number
   passwordMinLength: number
   corsOrigins: string[]
   maxBodyBytes: number
@@ -245,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     argon2TimeCost: read('AUTHD_ARGON2_TIME_COST', 2, int(1, 100)),
     hashConcurrency: read('AUTHD_HASH_CONCURRENCY', Math.max(1, navigator.hardwareConcurrency ?? 2), int(1, 1024)),
     hashMaxWaitMs: read('AUTHD_HASH_MAX_WAIT_MS', 1000, int(0, 60000)),
+    refusalHoldMs: read('AUTHD_REFUSAL_HOLD_MS', 250, int(0, 10000)),
     passwordMinLength: read('AUTHD_PASSWORD_MIN_LENGTH', 15, int(8, 128)),
     corsOrigins: read('AUTHD_CORS_ORIGINS', [], parseOrigins),
     maxBodyBytes: 16 * 1024,

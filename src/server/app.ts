@@ -29,6 +29,9 @@ import { mfaRoutes } from './routes/mfa'
 
 export const API_PREFIX = '/api/v1/auth'
 
+/** Refusals held at once (errors.ts); each is a timer and an open request. */
+const MAX_HELD_REFUSALS = 10_000
+
 export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createMetrics(deps)) {
   const { corsOrigins, publicUrl, maxBodyBytes } = deps.config
   // Browsers may send our own origin too (a same-origin page posting to /logout).
@@ -37,7 +40,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // Tokens and errors must never sit in a shared cache (the JWKS route opts back in), and
     // CORS answers depend on Origin. Preset on every response's headers, before any hook runs.
     .headers({ 'cache-control': 'no-store', vary: 'Origin' })
-    .use(errors(logger))
+    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }))
     .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))

@@ -43,8 +43,31 @@ function toAppError(code: string | number, error: unknown): AppError {
 /** The error code each failed request was answered with, for its log line and the metrics. */
 export const errorCodes = new WeakMap<Request, ErrorCode>()
 
-export const errors = (logger: Logger) =>
-  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+/**
+ * An answer that asks the client to come back later (429, 503: it carries Retry-After) is
+ * held `holdMs` before it leaves. Many clients retry at once instead of honouring Retry-After:
+ * under a login flood, 150 of them turned each refusal straight into the next request, ~8,000
+ * a second, and those cheap refusals took the event loop from every other route and the CPU
+ * from the hashes they waited for. Held, each such client asks a few times a second. A client
+ * that honours Retry-After (a second or more) loses nothing. At most `maxHeld` answers wait at
+ * once, so many connections cannot pile up timers; past that they leave at once.
+ */
+export interface RefusalHold {
+  holdMs: number
+  maxHeld: number
+}
+
+export const errors = (logger: Logger, hold: RefusalHold = { holdMs: 0, maxHeld: 0 }) => {
+  let held = 0
+  const answer = <T>(body: T, retryAfter: number | undefined): T | Promise<T> => {
+    if (retryAfter === undefined || hold.holdMs <= 0 || held >= hold.maxHeld) return body
+    held++
+    return Bun.sleep(hold.holdMs).then(() => {
+      held--
+      return body
+    })
+  }
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
     const appError = toAppError(code, error)
     if (appError.code === 'internal') {
       // The stack goes to the operator's log, never to the client.
@@ -59,5 +82,6 @@ export const errors = (logger: Logger) =>
     set.headers['cache-control'] = 'no-store'
     set.headers['content-type'] = 'application/json; charset=utf-8'
     if (appError.retryAfter !== undefined) set.headers['retry-after'] = String(appError.retryAfter)
-    return envelope(appError.status, appError.message, null)
+    return answer(envelope(appError.status, appError.message, null), appError.retryAfter)
   })
+}

@@ -1,5 +1,10 @@
 // What every route shares: the envelope on errors Elysia raises itself, CORS, no-store.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { Elysia } from 'elysia'
+import { loadConfig } from '../../src/config'
+import { badRequest, serviceUnavailable, tooManyRequests } from '../../src/core/errors'
+import { silentLogger } from '../../src/log'
+import { errors, type RefusalHold } from '../../src/server/errors'
 import { createTestContext, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -68,5 +73,62 @@ describe('CORS', () => {
       })
       expect(res.headers.get('access-control-allow-origin')).toBeNull()
     }
+  })
+})
+
+describe('answers that ask the client to come back later', () => {
+  // The errors plugin alone, with routes that refuse as the domain does.
+  const refusing = (hold: RefusalHold) =>
+    new Elysia()
+      .use(errors(silentLogger, hold))
+      .get('/busy', () => {
+        throw serviceUnavailable(1)
+      })
+      .get('/limited', () => {
+        throw tooManyRequests(3000)
+      })
+      .get('/bad', () => {
+        throw badRequest('email is required and must be a string')
+      })
+  const call = (app: { handle: (r: Request) => Promise<Response> }, path: string) => {
+    const result = { answered: false, response: undefined as Response | undefined }
+    const done = app.handle(new Request(`http://localhost${path}`)).then((response) => Object.assign(result, { answered: true, response }))
+    return Object.assign(result, { done })
+  }
+
+  it('holds a 429 or 503 (they carry Retry-After), and answers other errors at once', async () => {
+    const app = refusing({ holdMs: 1500, maxHeld: 10 })
+    const busy = call(app, '/busy')
+    const limited = call(app, '/limited')
+    const bad = await call(app, '/bad').done
+    expect(bad.response!.status).toBe(400)
+    expect([busy.answered, limited.answered]).toEqual([false, false])
+    await Promise.all([busy.done, limited.done])
+    expect([busy.response!.status, busy.response!.headers.get('retry-after')]).toEqual([503, '1'])
+    expect([limited.response!.status, limited.response!.headers.get('retry-after')]).toEqual([429, '3'])
+    expect(await limited.response!.json()).toEqual({ statusCode: 429, message: 'Too many requests', data: null })
+  })
+
+  it('holds at most maxHeld answers at once: the next one leaves at once, and a released slot is used again', async () => {
+    const app = refusing({ holdMs: 1500, maxHeld: 1 })
+    const first = call(app, '/busy')
+    const second = await call(app, '/busy').done
+    expect([second.response!.status, first.answered]).toEqual([503, false])
+    await first.done
+    const third = call(app, '/busy')
+    const fourth = await call(app, '/limited').done
+    expect([fourth.response!.status, third.answered]).toEqual([429, false])
+    await third.done
+  })
+
+  it('answers at once with a hold of 0 (AUTHD_REFUSAL_HOLD_MS=0)', async () => {
+    expect(loadConfig({ AUTHD_REFUSAL_HOLD_MS: '0' }).refusalHoldMs).toBe(0)
+    expect(loadConfig({}).refusalHoldMs).toBe(250)
+    const app = refusing({ holdMs: 0, maxHeld: 10 })
+    const busy = call(app, '/busy')
+    const bad = await call(app, '/bad').done
+    expect(busy.answered).toBe(true)
+    await busy.done
+    expect([busy.response!.status, bad.response!.status]).toEqual([503, 400])
   })
 })

@@ -222,4 +222,24 @@ describe('POST /login', () => {
     // Once the queue drains, the same malformed request gets its real answer.
     expect((await ctx.call('POST', LOGIN, { rawBody: '{not json', apiKey: null, headers: { 'content-type': 'application/json' } })).status).toBe(400)
   })
+
+  it('holds a refused login before answering it, while other requests are answered meanwhile', async () => {
+    const held = await createTestContext({}, { refusalHoldMs: 2000 })
+    try {
+      const { hasher, release } = await saturatedHasher()
+      ;(held.runtime as { hasher: unknown }).hasher = hasher
+      let answered = false
+      const refused = held.call('POST', LOGIN, { body: { email: 'a@example.com', password: PASSWORD } }).finally(() => (answered = true))
+      const health = await held.call('GET', '/healthz')
+      const forgot = await held.call('GET', '/api/v1/auth/forgot-password/a%40example.com')
+      // A client that retries at once, ignoring Retry-After, cannot ask again before this.
+      expect([health.status, forgot.status, answered]).toEqual([200, 200, false])
+      const res = await refused
+      await release()
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '2'])
+      expect(res.json).toEqual({ statusCode: 503, message: 'Service unavailable', data: null })
+    } finally {
+      await held.close()
+    }
+  })
 })
