@@ -47,6 +47,9 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     limitRules: limitRules(config),
     refusals: new RefusalTally(),
     appliedMigrations,
-    close: () => store.close(),
+    close: () => {
+      hasher.close()
+      store.close()
+    },
   }
 }

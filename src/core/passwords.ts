@@ -1,9 +1,10 @@
-// Password hashing: argon2id through Bun.password, which hashes on Bun's worker threads, so
-// the event loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB, so
+// Password hashing: argon2id on our own low-priority threads (hash-pool.ts), so the event
+// loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB, so
 // memory is bounded too), and so is the queue behind it, by time: when the work already
 // queued would keep a new login waiting longer than `maxWaitMs`, it is refused at once
 // (503 + Retry-After) instead of hanging for many seconds.
 import { serviceUnavailable } from './errors'
+import { HashPool } from './hash-pool'
 import { randomToken } from './secrets'
 
 export interface HasherOptions {
@@ -34,6 +35,7 @@ export class PasswordHasher {
   private mix: { read: Promise<ParameterMix>; at: number } | undefined
   /** A moving average of how long one hash takes here. */
   private averageMs: number
+  private readonly pool: HashPool
 
   /**
    * @param loadMix reads how many stored hashes use each parameter set (the store), so a
@@ -44,6 +46,12 @@ export class PasswordHasher {
     private readonly loadMix: () => Promise<ParameterMix> = async () => [],
   ) {
     this.averageMs = options.initialEstimateMs ?? 50
+    this.pool = new HashPool(options.concurrency)
+  }
+
+  /** Ends the hashing threads. */
+  close(): void {
+    this.pool.close()
   }
 
   private get currentParameters(): string {
@@ -56,11 +64,11 @@ export class PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return this.limited(() => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: this.options.memoryKib, timeCost: this.options.timeCost }))
+    return this.limited(() => this.pool.hash(password, this.options.memoryKib, this.options.timeCost))
   }
 
   verify(password: string, hash: string): Promise<boolean> {
-    return this.limited(() => Bun.password.verify(password, hash))
+    return this.limited(() => this.pool.verify(password, hash))
   }
 
   /**
@@ -100,9 +108,10 @@ export class PasswordHasher {
     let hash = this.dummyHashes.get(parameters)
     if (!hash) {
       const [, m, t] = /^m=(\d+),t=(\d+),p=\d+$/.exec(parameters)!
-      hash = this.limited(() => Bun.password.hash(randomToken(), { algorithm: 'argon2id', memoryCost: Number(m), timeCost: Number(t) }))
+      hash = this.limited(() => this.pool.hash(randomToken(), Number(m), Number(t)))
       this.dummyHashes.set(parameters, hash)
-      // A failed one is made again next time, not kept: else every later unknown-address login would fail.
+      // A failed one (a hashing thread died, the pool closed) is made again next time, not kept:
+      // else every later unknown-address login would fail.
       hash.catch(() => this.dummyHashes.delete(parameters))
     }
     return hash
