@@ -5,6 +5,10 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createTestContext, PASSWORD, requestOtp, type CallResult, type TestContext } from '../helpers'
 
+// Refusals leave at once here: these tests walk accounts through hundreds of refused logins,
+// and the hold before a refusal is sent (server/errors.ts) is tested in http/app and http/login.
+const AT_ONCE = { AUTHD_REFUSAL_HOLD_MS: '0' }
+
 let ctx: TestContext
 afterEach(() => ctx?.close())
 
@@ -20,7 +24,7 @@ async function lockFromManyIps(email: string) {
 
 describe('the account-wide login back-off, set by an attacker', () => {
   it("does not keep the owner's browser out: a device cookie from an earlier login exempts it", async () => {
-    ctx = await createTestContext()
+    ctx = await createTestContext(AT_ONCE)
     const { email } = await ctx.addUser()
     const earlier = await login(email, PASSWORD)
     const device = deviceCookieOf(earlier)!
@@ -36,7 +40,7 @@ describe('the account-wide login back-off, set by an attacker', () => {
   })
 
   it('does not keep the owner out for good either: a password reset makes their browser a trusted device', async () => {
-    ctx = await createTestContext()
+    ctx = await createTestContext(AT_ONCE)
     const { email } = await ctx.addUser()
     await lockFromManyIps(email)
     const otp = await requestOtp(ctx, email)
@@ -48,7 +52,7 @@ describe('the account-wide login back-off, set by an attacker', () => {
   })
 
   it('cannot be set from one IPv6 /64 behind a trusted proxy: its addresses share one back-off', async () => {
-    ctx = await createTestContext({ AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
     const { email } = await ctx.addUser()
     const statuses = new Set<number>()
     for (let i = 0; i < 100; i++) {
@@ -60,7 +64,7 @@ describe('the account-wide login back-off, set by an attacker', () => {
   })
 
   it("a trusted device's own guesses are bounded: 5, then its own back-off", async () => {
-    ctx = await createTestContext()
+    ctx = await createTestContext(AT_ONCE)
     const { email } = await ctx.addUser()
     const device = deviceCookieOf(await login(email, PASSWORD))!
     for (let i = 0; i < 5; i++) expect((await login(email, 'wrong guess here', { device, peer: `10.8.0.${i}` })).status).toBe(401)
@@ -70,7 +74,7 @@ describe('the account-wide login back-off, set by an attacker', () => {
   })
 
   it('bounds an attacker without a device cookie to 204 guesses per account per day, from any number of IPs', async () => {
-    ctx = await createTestContext()
+    ctx = await createTestContext(AT_ONCE)
     const { email } = await ctx.addUser()
     const start = ctx.clock.now()
     let guesses = 0
@@ -89,7 +93,7 @@ describe('the account-wide login back-off, set by an attacker', () => {
 
 describe('the account-wide OTP lock', () => {
   it('does not count wrong codes sent when no code was issued: the owner can still reset', async () => {
-    ctx = await createTestContext({ AUTHD_PASSWORD_IP_PER_10MIN: '1000' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_PASSWORD_IP_PER_10MIN: '1000' })
     const { email } = await ctx.addUser()
     for (let i = 0; i < 25; i++) {
       const r = await ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp: String(100000 + i), newPassword: 'the attacker picked this one' }, peer: `10.7.0.${i}` })
@@ -100,7 +104,7 @@ describe('the account-wide OTP lock', () => {
   })
 
   it("set by wrong codes against live OTPs, does not keep the owner's trusted browser from resetting", async () => {
-    ctx = await createTestContext({ AUTHD_PASSWORD_IP_PER_10MIN: '1000' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_PASSWORD_IP_PER_10MIN: '1000' })
     const { email } = await ctx.addUser()
     const device = deviceCookieOf(await login(email, PASSWORD))!
     const change = (otp: string, cookie?: string) =>

@@ -7,6 +7,10 @@ import { silentLogger } from '../../src/log'
 import { startServer } from '../../src/server/serve'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 
+// Refusals leave at once here: these tests count what a refusal writes, by the thousand, and
+// the hold before a refusal is sent (server/errors.ts) is tested in http/app and http/login.
+const AT_ONCE = { AUTHD_REFUSAL_HOLD_MS: '0' }
+
 let ctx: TestContext
 afterEach(() => ctx?.close())
 
@@ -22,7 +26,7 @@ const count = async (table: string) => Number((await queryDatabase<{ n: number }
 
 describe('refused requests', () => {
   it('1,000 refused logins write nothing per request, then one audit row with their count', async () => {
-    ctx = await createTestContext()
+    ctx = await createTestContext(AT_ONCE)
     // 1,000 requests must fall inside the first back-off (1 s), on a slow machine too.
     ctx.clock.freeze()
     const { email } = await ctx.addUser()
@@ -39,7 +43,7 @@ describe('refused requests', () => {
   })
 
   it('a request over a per-IP budget is refused before the counter is written', async () => {
-    ctx = await createTestContext({ AUTHD_FORGOT_IP_PER_HOUR: '3' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_FORGOT_IP_PER_HOUR: '3' })
     for (let i = 0; i < 3; i++) expect((await ctx.call('GET', `/api/v1/auth/forgot-password/u${i}@example.com`)).status).toBe(200)
     const before = await footprint()
     for (let i = 0; i < 50; i++) expect((await ctx.call('GET', `/api/v1/auth/forgot-password/v${i}@example.com`)).status).toBe(429)
@@ -47,7 +51,7 @@ describe('refused requests', () => {
   })
 
   it('are written when the server stops, so none is lost to a clean shutdown', async () => {
-    ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_FORGOT_IP_PER_HOUR: '1' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_PORT: '0', AUTHD_FORGOT_IP_PER_HOUR: '1' })
     const server = await startServer(ctx.runtime, silentLogger)
     const forgot = () => fetch(`${server.url}/api/v1/auth/forgot-password/a@example.com`, { headers: { 'x-api-key': ctx.apiKey } })
     await forgot()
@@ -60,7 +64,7 @@ describe('refused requests', () => {
 
 describe('retention', () => {
   it('prunes, in small batches, only what is past its time', async () => {
-    ctx = await createTestContext({ AUTHD_RETAIN_AUDIT: '30d', AUTHD_RETAIN_SESSIONS: '7d', AUTHD_RETAIN_MAIL: '7d', AUTHD_RETAIN_RESET_DATA: '1d' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_RETAIN_AUDIT: '30d', AUTHD_RETAIN_SESSIONS: '7d', AUTHD_RETAIN_MAIL: '7d', AUTHD_RETAIN_RESET_DATA: '1d' })
     const { email } = await ctx.addUser()
     const ended = await loginFor(ctx, email)
     await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${ended.refreshCookie}` })
@@ -88,7 +92,7 @@ describe('retention', () => {
     expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${rotated.refreshCookie}` })).status).toBe(401)
   })
   it('keeps a limit counter as long as it still blocks, however long an operator made the lock-out', async () => {
-    ctx = await createTestContext({ AUTHD_OTP_LOCKOUT: '4d', AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '5' })
+    ctx = await createTestContext({ ...AT_ONCE, AUTHD_OTP_LOCKOUT: '4d', AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '5' })
     const { email } = await ctx.addUser()
     const change = (otp: string) => ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp, newPassword: 'a fresh passphrase here' } })
     const right = await requestOtp(ctx, email)
