@@ -1,8 +1,9 @@
 // Password hashing: argon2id on our own low-priority threads (hash-pool.ts), so the event
 // loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB, so
 // memory is bounded too), and so is the queue behind it, by time: when the work already
-// queued would keep a new login waiting longer than `maxWaitMs`, it is refused at once
-// (503 + Retry-After) instead of hanging for many seconds.
+// queued would keep a new login waiting longer than `maxWaitMs`, it is refused without
+// waiting for a slot (503 + Retry-After; the server holds that answer 250 ms, server/errors.ts)
+// instead of hanging for many seconds.
 import { serviceUnavailable } from './errors'
 import { HashPool } from './hash-pool'
 import { randomToken } from './secrets'
