@@ -1,9 +1,10 @@
 // Threads that run argon2id for PasswordHasher. Bun.password.hash would also hash off the event
 // loop, but on Bun's shared pool at the event loop's own priority: under a login flood the
-// hashes then take the CPU from every cheap request (refresh p99 3.7x its calm value, /healthz
-// p99 8.6 ms on two cores). Our own threads run at the lowest priority (hash-worker.ts), so they
-// take only the CPU the rest of the server leaves, and the pool is exactly as large as the
-// hasher's concurrency, so its memory is bounded by memoryCost x threads.
+// hashes then take the CPU from every cheap request (bench/flood.ts on two cores: refresh p99
+// 2.9x its calm value, /healthz p99 8.8 ms; on these threads 1.6x and 5.5 ms). Our own threads
+// run at the lowest priority (hash-worker.ts), so they take only the CPU the rest of the server
+// leaves, and the pool is exactly as large as the hasher's concurrency, so its memory is
+// bounded by memoryCost x threads.
 //
 // This needs refusals to be cheap for the server: a refused login that came straight back
 // (clients that ignore Retry-After) took the CPU the starved hashes needed, the queue estimate

@@ -57,7 +57,7 @@ export interface RefusalHold {
   maxHeld: number
 }
 
-export const errors = (logger: Logger, hold: RefusalHold = { holdMs: 0, maxHeld: 0 }) => {
+export const errors = (logger: Logger, hold: RefusalHold) => {
   let held = 0
   const answer = <T>(body: T, retryAfter: number | undefined): T | Promise<T> => {
     if (retryAfter === undefined || hold.holdMs <= 0 || held >= hold.maxHeld) return body

@@ -64,7 +64,7 @@ describe('refused requests', () => {
 
 describe('retention', () => {
   it('prunes, in small batches, only what is past its time', async () => {
-    ctx = await createTestContext({ ...AT_ONCE, AUTHD_RETAIN_AUDIT: '30d', AUTHD_RETAIN_SESSIONS: '7d', AUTHD_RETAIN_MAIL: '7d', AUTHD_RETAIN_RESET_DATA: '1d' })
+    ctx = await createTestContext({ AUTHD_RETAIN_AUDIT: '30d', AUTHD_RETAIN_SESSIONS: '7d', AUTHD_RETAIN_MAIL: '7d', AUTHD_RETAIN_RESET_DATA: '1d' })
     const { email } = await ctx.addUser()
     const ended = await loginFor(ctx, email)
     await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${ended.refreshCookie}` })
@@ -92,7 +92,7 @@ describe('retention', () => {
     expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${rotated.refreshCookie}` })).status).toBe(401)
   })
   it('keeps a limit counter as long as it still blocks, however long an operator made the lock-out', async () => {
-    ctx = await createTestContext({ ...AT_ONCE, AUTHD_OTP_LOCKOUT: '4d', AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '5' })
+    ctx = await createTestContext({ AUTHD_OTP_LOCKOUT: '4d', AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '5' })
     const { email } = await ctx.addUser()
     const change = (otp: string) => ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp, newPassword: 'a fresh passphrase here' } })
     const right = await requestOtp(ctx, email)
