@@ -110,6 +110,22 @@ export interface Result {
   p50: number
   p95: number
   p99: number
+  /** The server process's own CPU time per request (user + system), when measured. */
+  cpuUsPerRequest?: number
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** `load`, with the CPU the server process `pid` spent per request meanwhile. */
+export async function loadWithCpu(pid: number, ...args: Parameters<typeof load>): Promise<Result> {
+  const before = cpuSeconds(pid)
+  const result = await load(...args)
+  return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / result.requests }
 }
 
 /** Runs `concurrency` closed loops for `seconds`; each loop's worker keeps its own state. */

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { load, median, ms, NO_LIMITS, PASSWORD, startAuthd, type Result } from './lib'
+import { load, loadWithCpu, median, ms, NO_LIMITS, PASSWORD, startAuthd, type Result } from './lib'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
@@ -23,7 +23,7 @@ async function startBaseline(dir: string, synchronous: 'NORMAL' | 'FULL') {
   let out = ''
   while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
   reader.releaseLock()
-  return { url: JSON.parse(out.split('\n').find((l) => l.includes('listening'))!).url as string, stop: () => proc.kill('SIGTERM') }
+  return { url: JSON.parse(out.split('\n').find((l) => l.includes('listening'))!).url as string, pid: proc.pid, stop: () => proc.kill('SIGTERM') }
 }
 
 const cookieOf = (r: Response) => /refreshToken=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1]
@@ -85,11 +85,12 @@ export async function throughputBench() {
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const round: Record<string, Result> = {}
-      round.bareHealth = await load('bare Elysia GET /healthz', SECONDS, CONCURRENCY, scenarios.bareHealth)
-      round.health = await load('authd GET /healthz', SECONDS, CONCURRENCY, scenarios.health)
-      round.rotateNormal = await load('baseline rotation, synchronous=NORMAL', SECONDS, CONCURRENCY, scenarios.rotateNormal)
-      round.rotateFull = await load('baseline rotation, synchronous=FULL', SECONDS, CONCURRENCY, scenarios.rotateFull)
-      round.refresh = await load('authd GET /refresh-token (FULL)', SECONDS, CONCURRENCY, refresher(await loggedIn()))
+      round.bareHealth = await loadWithCpu(normal.pid, 'bare Elysia GET /healthz', SECONDS, CONCURRENCY, scenarios.bareHealth)
+      round.health = await loadWithCpu(authd.pid, 'authd GET /healthz', SECONDS, CONCURRENCY, scenarios.health)
+      round.rotateNormal = await loadWithCpu(normal.pid, 'baseline rotation, synchronous=NORMAL', SECONDS, CONCURRENCY, scenarios.rotateNormal)
+      round.rotateFull = await loadWithCpu(full.pid, 'baseline rotation, synchronous=FULL', SECONDS, CONCURRENCY, scenarios.rotateFull)
+      const cookies = await loggedIn()
+      round.refresh = await loadWithCpu(authd.pid, 'authd GET /refresh-token (FULL)', SECONDS, CONCURRENCY, refresher(cookies))
       rounds.push(round)
     }
     const verify = await verifyMs()
@@ -99,9 +100,10 @@ export async function throughputBench() {
     const ratio = (a: string, b: string) => median(rounds.map((round) => round[a]!.perSecond / round[b]!.perSecond))
     const last = rounds.at(-1)!
     console.log(`\n${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores\n`)
-    console.log(`${'scenario (last round)'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(6)}`)
+    console.log(`${'scenario (last round)'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(6)} ${'server CPU µs/req'.padStart(18)}`)
     for (const r of [...Object.values(last), loginResult]) {
-      console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)} ${String(r.errors).padStart(6)}`)
+      const cpu = r.cpuUsPerRequest === undefined ? '' : r.cpuUsPerRequest.toFixed(0)
+      console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)} ${String(r.errors).padStart(6)} ${cpu.padStart(18)}`)
     }
     const loginOk = (loginResult.statuses[201] ?? 0) / (SECONDS * 2)
     console.log(`\ntargets (median ratio over the rounds)`)
@@ -110,6 +112,12 @@ export async function throughputBench() {
     target('  for reference: refresh (FULL) / baseline rotation (FULL)', ratio('refresh', 'rotateFull'), 1.0)
     target('GET /healthz / bare Elysia route', ratio('health', 'bareHealth'), 0.8)
     target(`logins ok per s / (cores / verify ${verify.toFixed(1)} ms = ${ceiling.toFixed(0)}/s)`, loginOk / ceiling, 0.95)
+    // Throughput on two cores shared with the load generator moves 0.7–1.0 between rounds of
+    // one run; the server's own CPU per request moves less, so it is printed beside.
+    const cpuRatio = (yardstick: string, ours: string) => median(rounds.map((round) => round[yardstick]!.cpuUsPerRequest! / round[ours]!.cpuUsPerRequest!))
+    console.log(`\nfor reference, server CPU per request, yardstick / authd (median over the rounds; 1.0 = as cheap)`)
+    console.log(`  ${'refresh (FULL) against the baseline rotation (NORMAL)'.padEnd(60)} ${cpuRatio('rotateNormal', 'refresh').toFixed(2).padStart(6)}`)
+    console.log(`  ${'GET /healthz against the bare Elysia route'.padEnd(60)} ${cpuRatio('bareHealth', 'health').toFixed(2).padStart(6)}`)
   } finally {
     normal.stop()
     full.stop()
