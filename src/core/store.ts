@@ -60,6 +60,18 @@ export interface ResetHistory {
   lastIssuedAt: number | null
 }
 
+/** A mail-sending request guarded by the address's history: the part a password reset and a
+ *  sign-up share (each store reads the history and decides in one transaction). */
+export interface HistoryGuardedRequest {
+  tenantId: string
+  emailKey: string
+  at: number
+  historySince: number
+  allowed: (history: ResetHistory) => boolean
+  audit: AuditEvent
+  mail?: OutboxMessage
+}
+
 export interface PasswordResetStore {
   /**
    * Records the request and its audit event; then, if `allowed` says yes to the address's
@@ -68,16 +80,7 @@ export interface PasswordResetStore {
    * (when given: registered addresses). One transaction, the same work for every address.
    * Returns what `allowed` said.
    */
-  request(input: {
-    tenantId: string
-    emailKey: string
-    at: number
-    historySince: number
-    allowed: (history: ResetHistory) => boolean
-    audit: AuditEvent
-    otp?: PasswordResetOtp
-    mail?: OutboxMessage
-  }): Promise<boolean>
+  request(input: HistoryGuardedRequest & { otp?: PasswordResetOtp }): Promise<boolean>
   /** The OTP row of `owner`: a userId (for an unknown address, a key no row has). */
   findOtp(owner: string): Promise<PasswordResetOtp | null>
   /**
@@ -123,16 +126,7 @@ export interface SignupStore {
    * pending sign-up) and queues `mail`, whichever are given. One transaction whatever the
    * address. Returns what `allowed` said.
    */
-  request(input: {
-    tenantId: string
-    emailKey: string
-    at: number
-    historySince: number
-    allowed: (history: ResetHistory) => boolean
-    audit: AuditEvent
-    pending?: PendingSignup
-    mail?: OutboxMessage
-  }): Promise<boolean>
+  request(input: HistoryGuardedRequest & { pending?: PendingSignup }): Promise<boolean>
   find(tenantId: string, emailKey: string): Promise<PendingSignup | null>
   /** A wrong code: one more try against the pending sign-up (spent at `maxAttempts`), and the audit event. */
   recordFailure(input: { tenantId: string; emailKey: string; now: number; maxAttempts: number; audit: AuditEvent }): Promise<void>
