@@ -41,13 +41,15 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // CORS answers depend on Origin. Preset on every response's headers, before any hook runs.
     .headers({ 'cache-control': 'no-store', vary: 'Origin' })
     .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }))
-    .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
     .use(bodyLimit(maxBodyBytes))
     .use(loginShedding(deps, `${API_PREFIX}/login`))
+    // The probes act on nothing: registered before the client is worked out, they skip it
+    // (a derive is a transform step in every route after it).
     .use(healthRoutes(deps))
+    .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .group(API_PREFIX, (api) =>
       api
         .use(loginRoute(deps))

@@ -123,6 +123,14 @@ describe('per-request work', () => {
     const inference = (app as unknown as { inference: Record<string, boolean> }).inference
     expect({ cookie: inference.cookie, query: inference.query, headers: inference.headers, body: inference.body }).toEqual({ cookie: false, query: false, headers: false, body: false })
   })
+
+  // The client (IP, user agent) is a derive: a transform step in every route registered after
+  // it. The probes act on nothing, so they come before it, and a passing probe costs less.
+  it('works out no client for the health probes, and does for the API', () => {
+    const routes = (app as unknown as { routes: Array<{ method: string; path: string; hooks: { transform?: unknown[] } }> }).routes
+    const transforms = (path: string, method = 'GET') => routes.find((route) => route.path === path && route.method === method)?.hooks.transform?.length ?? 0
+    expect({ healthz: transforms('/healthz'), readyz: transforms('/readyz'), login: transforms('/api/v1/auth/login', 'POST') }).toEqual({ healthz: 0, readyz: 0, login: 1 })
+  })
 })
 
 describe('GET /metrics', () => {

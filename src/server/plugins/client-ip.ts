@@ -7,7 +7,6 @@ import { Elysia } from 'elysia'
 import ipaddr from 'ipaddr.js'
 import type { Config } from '../../config'
 import type { Actor } from '../../core/audit'
-import { PROBE_ROUTES } from '../routes/health'
 
 /** The socket peer of a request handled without a socket (tests, app.handle). */
 export const peerAddresses = new WeakMap<Request, string>()
@@ -86,9 +85,8 @@ export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void =
     }
     return ip
   }
-  return new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request, route }): { actor: Actor } => {
-    // Health probes act on nothing and are not logged when they pass.
-    if (PROBE_ROUTES.has(route)) return { actor: PROBE_ACTOR }
+  // (app.ts registers the health probes before this: they act on nothing)
+  return new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request }): { actor: Actor } => {
     const peer = peerOf(request)
     const forwardedFor = request.headers.get('x-forwarded-for')
     if (!reported && isUntrustedLocalProxy(peer, forwardedFor, trusted)) {
@@ -98,5 +96,3 @@ export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void =
     return { actor: { ip: resolve(peer, forwardedFor), userAgent: request.headers.get('user-agent') } }
   })
 }
-
-const PROBE_ACTOR: Actor = Object.freeze({ ip: null, userAgent: null })

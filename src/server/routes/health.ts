@@ -4,8 +4,8 @@ import type { Deps } from '../../core/deps'
 import { serviceUnavailable } from '../../core/errors'
 import { envelope } from '../errors'
 
-/** The probes' routes: they act on nothing, so no client is worked out for them, and one that
- *  passes is counted but not logged (plugins/client-ip.ts, plugins/observability.ts). */
+/** The probes' routes: one that passes is counted but not logged (plugins/observability.ts).
+ *  They act on nothing, so app.ts registers them before the client is worked out. */
 export const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
 
 export const healthRoutes = (deps: Pick<Deps, 'store'>) =>
