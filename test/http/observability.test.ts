@@ -88,6 +88,22 @@ describe('request logs', () => {
     expect('error' in success).toBe(false)
   })
 
+  it('include answers made before routing, with their error code: a body over the limit, an unknown path', async () => {
+    const body = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(17 * 1024) })
+    const tooLarge = await call('POST', '/api/v1/auth/login', { body: JSON.parse(body), headers: { 'content-length': String(body.length) } })
+    const unknown = await call('GET', '/nope')
+    expect([tooLarge.status, unknown.status]).toEqual([413, 404])
+    const entries = lines.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l))
+    expect(entries.map(({ status, error, path, requestId }) => ({ status, error, path, requestId }))).toEqual([
+      { status: 413, error: 'payload_too_large', path: '/api/v1/auth/login', requestId: tooLarge.headers.get('x-request-id') },
+      { status: 404, error: 'not_found', path: '/nope', requestId: unknown.headers.get('x-request-id') },
+    ])
+    const { samples } = parsePrometheus(await metrics.render())
+    // (refused before routing: counted under the label unmatched paths share)
+    expect(samples.get('authd_http_requests_total{route="unmatched",method="POST",status="413"}')).toBe(1)
+    expect(samples.get('authd_errors_total{code="payload_too_large"}')).toBe(1)
+  })
+
   it('carry the request id of a response that sets several cookies (a login)', async () => {
     const { email } = await ctx.addUser()
     const res = await call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })
