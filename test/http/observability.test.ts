@@ -141,7 +141,7 @@ describe('per-request work', () => {
   })
 
   // The client (IP, user agent) is a derive: a transform step in every route registered after
-  // it. The probes act on nothing, so they come before it, and a passing probe costs less.
+  // it. The probes act on nothing, so they come before it and skip that step.
   it('works out no client for the health probes, and does for the API', () => {
     const routes = (app as unknown as { routes: Array<{ method: string; path: string; hooks: { transform?: unknown[] } }> }).routes
     const transforms = (path: string, method = 'GET') => routes.find((route) => route.path === path && route.method === method)?.hooks.transform?.length ?? 0
