@@ -9,7 +9,7 @@ import { signupJourney } from '../signup-journey'
 import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, tempDir, toResult } from '../helpers'
-import { otpIn, sentTo, startSmtp } from '../smtp'
+import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 
 let dir: string
 let authd: ReturnType<typeof cliRunner>
@@ -23,6 +23,19 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const serve = (env: Record<string, string>) => serveBinary(dir, env)
+
+/** The binary serving with its mail going to a real SMTP server, for `journey`; then it must stop cleanly. */
+async function withMailingServer(journey: (url: string, smtp: TestSmtp) => Promise<void>) {
+  const smtp = await startSmtp()
+  const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
+  try {
+    await journey(url, smtp)
+  } finally {
+    proc.kill('SIGTERM')
+    expect(await proc.exited).toBe(0)
+    await smtp.close()
+  }
+}
 
 describe('dist/authd end to end', () => {
   it('CLI set-up, then login, refresh, reuse detection and logout over HTTP', async () => {
@@ -86,30 +99,14 @@ describe('dist/authd end to end', () => {
 describe('dist/authd end to end: sign-up', () => {
   it('the CLI opens the tenant to a domain; a sign-up code arrives by SMTP and creates the account, logged in', async () => {
     const { tenantId, key } = await setUpAccount(authd, 'ada.signup@example.com', PASSWORD)
-    const smtp = await startSmtp()
-    const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
-    try {
-      await signupJourney(authd, url, tenantId, key, smtp)
-    } finally {
-      proc.kill('SIGTERM')
-      expect(await proc.exited).toBe(0)
-      await smtp.close()
-    }
+    await withMailingServer((url, smtp) => signupJourney(authd, url, tenantId, key, smtp))
   }, 60_000)
 })
 
 describe('dist/authd end to end: two-factor authentication', () => {
   it('a user turns TOTP on, logs in through the challenge with a code and a recovery code; the CLI and the admin API reset it, and the user turns it off', async () => {
     const { tenantId, key } = await setUpAccount(authd, 'ada.mfa@example.com', PASSWORD)
-    const smtp = await startSmtp()
-    const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
-    try {
-      await mfaJourney(authd, url, tenantId, key, smtp, 'ada.mfa@example.com', PASSWORD)
-    } finally {
-      proc.kill('SIGTERM')
-      expect(await proc.exited).toBe(0)
-      await smtp.close()
-    }
+    await withMailingServer((url, smtp) => mfaJourney(authd, url, tenantId, key, smtp, 'ada.mfa@example.com', PASSWORD))
   }, 60_000)
 })
 
@@ -142,11 +139,9 @@ function client(url: string, key: string) {
 
 describe('dist/authd end to end: the password reset journey', () => {
   it('forgot-password, the OTP read from the mail, change-password, the old cookie refused, login with the new password', async () => {
-    const smtp = await startSmtp()
     const email = 'grace@example.com'
     const key = await setUpAccountFor(email)
-    const { proc, url } = await serve({ AUTHD_SMTP_URL: smtp.url })
-    try {
+    await withMailingServer(async (url, smtp) => {
       const api = client(url, key)
       const session = await api.login(email, PASSWORD)
       expect(session.status).toBe(201)
@@ -159,11 +154,7 @@ describe('dist/authd end to end: the password reset journey', () => {
       expect((await api.login(email, PASSWORD)).status).toBe(401)
       expect((await api.login(email, 'the compiler is my friend')).status).toBe(201)
       expect((await smtp.waitFor((m) => m.subject === 'Acme: your password was changed')).text).toContain('signed out')
-    } finally {
-      proc.kill('SIGTERM')
-      await proc.exited
-      await smtp.close()
-    }
+    })
   }, 60_000)
 
   it('an SMTP outage and a crash delay the OTP mail, but do not lose it', async () => {
