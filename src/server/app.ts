@@ -44,11 +44,11 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(observability(logger, metrics))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
+    // The probes act on nothing and take no body: registered before the body parser and the
+    // client actor, they skip both (see healthRoutes).
+    .use(healthRoutes(deps))
     .use(bodyLimit(maxBodyBytes))
     .use(loginShedding(deps, `${API_PREFIX}/login`))
-    // The probes act on nothing: registered before the client is worked out, they skip it
-    // (a derive is a transform step in every route after it).
-    .use(healthRoutes(deps))
     .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .group(API_PREFIX, (api) =>
       api

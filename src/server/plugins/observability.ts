@@ -33,8 +33,9 @@ export function loggablePath(pathname: string): string {
 }
 
 type Traced = { requestId: string; startedAt: number }
-/** What the log line reads of a finished request (the actor only when a route worked one out). */
-type AfterResponse = Pick<Context, 'request' | 'set' | 'path' | 'route'> & { actor?: { ip: string | null } }
+/** What the log line reads of a request about to be answered (the actor only when a route
+ *  worked one out). */
+type Answered = Pick<Context, 'request' | 'set' | 'path' | 'route'> & { actor?: { ip: string | null }; response: unknown }
 
 /** The request count and latency series of each route, method and status, found once. */
 function requestSeries(metrics: Metrics) {
@@ -67,9 +68,14 @@ export const observability = (logger: Logger, metrics: Metrics) => {
       // (not read back from set.headers: a response with several cookies turns them into a Headers object)
       traces.set(request, { requestId, startedAt: performance.now() })
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set, path, route, actor }: AfterResponse) => {
+    // Recorded as the answer is mapped, not after it is sent: Elysia runs an after-response
+    // hook in a setImmediate with an async closure, on every request (bench/README.md, session
+    // 8, for what that cost /healthz). It runs global mapResponse hooks for route answers,
+    // errors and requests no route matches alike. The hook hands back what it was given:
+    // Elysia's error path takes the hook's return value as the answer.
+    .mapResponse({ as: 'global' }, ({ request, set, path, route, actor, response }: Answered) => {
       const trace = traces.get(request)
-      const status = typeof set.status === 'number' ? set.status : 200
+      const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
       const seconds = trace === undefined ? 0 : (performance.now() - trace.startedAt) / 1000
       const series = seriesFor(route || 'unmatched', request.method, status)
       series.count.value++
@@ -77,15 +83,17 @@ export const observability = (logger: Logger, metrics: Metrics) => {
       const error = errorCodes.get(request)
       if (error) metrics.errors.inc({ code: error })
       // Load balancers probe every few seconds: a probe that passed is counted, not logged.
-      if (status < 400 && PROBE_ROUTES.has(route ?? '')) return
-      logger.log(status >= 500 ? 'error' : 'info', 'request', {
-        requestId: trace?.requestId,
-        method: request.method,
-        path: loggablePath(path),
-        status,
-        ...(error && { error }),
-        durationMs: Math.round(seconds * 10000) / 10,
-        ip: actor?.ip,
-      })
+      if (status >= 400 || !PROBE_ROUTES.has(route ?? '')) {
+        logger.log(status >= 500 ? 'error' : 'info', 'request', {
+          requestId: trace?.requestId,
+          method: request.method,
+          path: loggablePath(path),
+          status,
+          ...(error && { error }),
+          durationMs: Math.round(seconds * 10000) / 10,
+          ip: actor?.ip,
+        })
+      }
+      return response as Response
     })
 }
