@@ -49,8 +49,10 @@ describe('authd keys revoke', () => {
       expect(listed.find((k: any) => k.kid === leakedKid)).toMatchObject({ active: false, published: false, revokedAt: expect.any(String) })
 
       // Revoking the active key puts a new one in its place at once.
-      const second = (await authd(['--json', 'keys', 'revoke', rotated])).json
-      expect(second).toEqual({ kid: rotated, replacementKid: expect.any(String), sessionsRevoked: 1 })
+      const secondRun = await authd(['--json', 'keys', 'revoke', rotated])
+      // (stderr beside the output: when the command fails, it says why)
+      expect({ output: secondRun.json, stderr: secondRun.stderr }).toEqual({ output: { kid: rotated, replacementKid: expect.any(String), sessionsRevoked: 1 }, stderr: '' })
+      const second = secondRun.json
       expect((await jwks()).keys.map((k) => k.kid)).toEqual([second.replacementKid])
       const fresh = await login()
       expect(decodeProtectedHeader(fresh.json.data.response.accessToken).kid).toBe(second.replacementKid)
