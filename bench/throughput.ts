@@ -108,10 +108,9 @@ export async function throughputBench() {
     }
     const loginOk = (loginResult.statuses[201] ?? 0) / (SECONDS * 2)
     console.log(`\ntargets (median ratio over the rounds, and the rounds' range: the noise it sits in)`)
-    const target = (label: string, values: number[], goal: number) => {
-      const spread = values.length > 1 ? `  rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}` : ''
-      console.log(`  ${label.padEnd(60)} ${median(values).toFixed(2).padStart(6)}  (target >= ${goal})${spread}`)
-    }
+    const spread = (values: number[]) => (values.length > 1 ? `  rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}` : '')
+    const target = (label: string, values: number[], goal: number) =>
+      console.log(`  ${label.padEnd(60)} ${median(values).toFixed(2).padStart(6)}  (target >= ${goal})${spread(values)}`)
     target('refresh (FULL) / baseline rotation (NORMAL)', ratios('refresh', 'rotateNormal'), 1.0)
     target('  for reference: refresh (FULL) / baseline rotation (FULL)', ratios('refresh', 'rotateFull'), 1.0)
     target('GET /healthz / bare Elysia route', ratios('health', 'bareHealth'), 0.8)
@@ -120,7 +119,7 @@ export async function throughputBench() {
     // one run; the server's own CPU per request moves less, so it is printed beside.
     const cpuRatio = (yardstick: string, ours: string) => {
       const values = rounds.map((round) => round[yardstick]!.cpuUsPerRequest! / round[ours]!.cpuUsPerRequest!)
-      return `${median(values).toFixed(2).padStart(6)}  rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`
+      return `${median(values).toFixed(2).padStart(6)}${spread(values)}`
     }
     console.log(`\nfor reference, server CPU per request, yardstick / authd (median over the rounds; 1.0 = as cheap)`)
     console.log(`  ${'refresh (FULL) against the baseline rotation (NORMAL)'.padEnd(60)} ${cpuRatio('rotateNormal', 'refresh')}`)
