@@ -9,7 +9,7 @@ import { errors } from './errors'
 import { Gauge, Metrics } from './metrics'
 import { openapiDocument } from './openapi'
 import { bodyLimit } from './plugins/body-limit'
-import { clientActor } from './plugins/client-ip'
+import { clientActor, fromTrustedProxy } from './plugins/client-ip'
 import { observability } from './plugins/observability'
 import { corsFor } from './plugins/cors'
 import { loginShedding } from './plugins/load-shedding'
@@ -41,7 +41,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // CORS answers depend on Origin. Preset on every response's headers, before any hook runs.
     .headers({ 'cache-control': 'no-store', vary: 'Origin' })
     .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }))
-    .use(observability(logger, metrics))
+    .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
     // The probes act on nothing and take no body: registered before the body parser and the

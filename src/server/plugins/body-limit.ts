@@ -1,5 +1,6 @@
-// Request bodies: JSON objects only, and bodies over the limit are refused before anything parses them: by Content-Length up
-// front, and for chunked bodies (no length) while reading. Bun's own cap (set higher in
+// Request bodies: JSON objects only, and bodies over the limit are refused before anything
+// parses them: by Content-Length up front, and for chunked bodies (no length) while reading.
+// A GET or HEAD body is never read, so it is not measured either. Bun's own cap (set higher in
 // serve.ts) is only a backstop, since it answers without our envelope.
 import { Elysia } from 'elysia'
 import { badRequest, payloadTooLarge as tooLarge } from '../../core/errors'
@@ -20,6 +21,8 @@ async function readText(request: Request, limit: number): Promise<string> {
 export const bodyLimit = (maxBytes: number) =>
   new Elysia({ name: 'body-limit', seed: maxBytes })
     .onRequest(({ request }) => {
+      // Elysia reads no body for GET or HEAD (and no header need be read: see observability.ts)
+      if (request.method === 'GET' || request.method === 'HEAD') return
       const length = request.headers.get('content-length')
       if (length !== null && !(Number(length) <= maxBytes)) throw tooLarge()
     })

@@ -60,6 +60,28 @@ export function resolveClientIp(peer: string | undefined, forwardedFor: string |
 }
 
 /**
+ * Whether a request came straight from a trusted proxy (its socket peer is in
+ * AUTHD_TRUSTED_PROXIES), so that headers only a proxy should set may be believed. With no
+ * proxy configured the answer is no, without looking at the request at all.
+ */
+export function fromTrustedProxy(trusted: Ranges): (request: Request) => boolean {
+  if (trusted.length === 0) return () => false
+  const byPeer = new Map<string, boolean>()
+  return (request) => {
+    const peer = peerOf(request)
+    if (peer === undefined) return false
+    let verdict = byPeer.get(peer)
+    if (verdict === undefined) {
+      const ip = parse(peer)
+      verdict = ip !== null && isTrusted(ip, trusted)
+      if (byPeer.size >= 10_000) byPeer.clear()
+      byPeer.set(peer, verdict)
+    }
+    return verdict
+  }
+}
+
+/**
  * X-Forwarded-For from a loopback peer while no proxy is trusted: a reverse proxy on this
  * machine (install.sh's default host, 127.0.0.1, implies one) whose clients all look like
  * 127.0.0.1, so they share every per-IP limit. Reported once per process.

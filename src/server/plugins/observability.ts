@@ -1,6 +1,8 @@
 // One JSON log line and the metrics for every request, with a request id that is also sent
-// back (X-Request-Id) so a client's report can be matched to the log. An X-Request-Id from
-// the client or a proxy is kept when it looks like an id. Any e-mail address in the path
+// back (X-Request-Id) so a client's report can be matched to the log. An incoming
+// X-Request-Id is kept, when it looks like an id, only from a trusted proxy: as with
+// X-Forwarded-For, anyone else could pick the id their requests are logged under (another
+// request's, to muddle an investigation). Any e-mail address in the path
 // (the forgot-password one) is masked before it is logged; nothing else a client sends is logged.
 import { Elysia, type Context } from 'elysia'
 import { maskEmail } from '../../core/audit'
@@ -53,7 +55,8 @@ function requestSeries(metrics: Metrics) {
   }
 }
 
-export const observability = (logger: Logger, metrics: Metrics) => {
+/** @param keepsIncomingId whether a request's own X-Request-Id may name it (client-ip.ts, fromTrustedProxy) */
+export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId: (request: Request) => boolean) => {
   const seriesFor = requestSeries(metrics)
   // Kept beside the request rather than on its context: a request no route matches gets no
   // derived context, and it too must be timed and answered with its id. And a hook that hands
@@ -62,7 +65,9 @@ export const observability = (logger: Logger, metrics: Metrics) => {
   const traces = new WeakMap<Request, Traced>()
   return new Elysia({ name: 'observability' })
     .onRequest(({ request, set }) => {
-      const given = request.headers.get('x-request-id')
+      // (no header is read otherwise: Bun builds a request's headers on the first read, which
+      // cost a health probe a tenth of its time)
+      const given = keepsIncomingId(request) ? request.headers.get('x-request-id') : null
       const requestId = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
       set.headers['x-request-id'] = requestId
       // (not read back from set.headers: a response with several cookies turns them into a Headers object)
