@@ -101,7 +101,8 @@ AUTHD_PORT=3000
 # Serve HTTPS directly (or put a TLS proxy in front and list it below).
 #AUTHD_TLS_CERT=/etc/authd/cert.pem
 #AUTHD_TLS_KEY=/etc/authd/key.pem
-# A reverse proxy on this machine: trust it, or every client shares 127.0.0.1's limits.
+# A reverse proxy on this machine: trust it, or every client shares 127.0.0.1's limits
+# (and the proxy's X-Request-Id is not kept).
 #AUTHD_TRUSTED_PROXIES=127.0.0.1
 # Prometheus metrics on a listener of their own (never the public port).
 #AUTHD_METRICS_ADDR=127.0.0.1:9464
