@@ -66,18 +66,28 @@ export function resolveClientIp(peer: string | undefined, forwardedFor: string |
  */
 export function fromTrustedProxy(trusted: Ranges): (request: Request) => boolean {
   if (trusted.length === 0) return () => false
-  const byPeer = new Map<string, boolean>()
+  const isTrustedPeer = perPeer((peer) => {
+    const ip = parse(peer)
+    return ip !== null && isTrusted(ip, trusted)
+  })
   return (request) => {
     const peer = peerOf(request)
-    if (peer === undefined) return false
-    let verdict = byPeer.get(peer)
-    if (verdict === undefined) {
-      const ip = parse(peer)
-      verdict = ip !== null && isTrusted(ip, trusted)
+    return peer !== undefined && isTrustedPeer(peer)
+  }
+}
+
+/** `compute` remembered per peer address: parsing an address costs more than the rest of a
+ *  check, and the same peers come back (a bounded number of them are kept). */
+function perPeer<T>(compute: (peer: string) => T): (peer: string) => T {
+  const byPeer = new Map<string, T>()
+  return (peer) => {
+    let value = byPeer.get(peer)
+    if (value === undefined) {
+      value = compute(peer)
       if (byPeer.size >= 10_000) byPeer.clear()
-      byPeer.set(peer, verdict)
+      byPeer.set(peer, value)
     }
-    return verdict
+    return value
   }
 }
 
@@ -94,19 +104,10 @@ export function isUntrustedLocalProxy(peer: string | undefined, forwardedFor: st
 
 export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void = () => {}) => {
   let reported = false
-  // Parsing an address is most of this plugin's cost; a peer without X-Forwarded-For always
-  // resolves the same way, so those are remembered (a bounded number of them).
-  const byPeer = new Map<string, string>()
-  const resolve = (peer: string | undefined, forwardedFor: string | null) => {
-    if (forwardedFor !== null || peer === undefined) return resolveClientIp(peer, forwardedFor, trusted)
-    let ip = byPeer.get(peer)
-    if (ip === undefined) {
-      ip = resolveClientIp(peer, null, trusted)
-      if (byPeer.size >= 10_000) byPeer.clear()
-      byPeer.set(peer, ip)
-    }
-    return ip
-  }
+  // A peer without X-Forwarded-For always resolves the same way.
+  const ipOfPeer = perPeer((peer) => resolveClientIp(peer, null, trusted))
+  const resolve = (peer: string | undefined, forwardedFor: string | null) =>
+    forwardedFor !== null || peer === undefined ? resolveClientIp(peer, forwardedFor, trusted) : ipOfPeer(peer)
   // (app.ts registers the health probes before this: they act on nothing)
   return new Elysia({ name: 'client-actor' }).derive({ as: 'global' }, ({ request }): { actor: Actor } => {
     const peer = peerOf(request)
