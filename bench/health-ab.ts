@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadWithCpu, median, type Result } from './lib'
+import { loadWithCpu, median, spawnListening, type Result } from './lib'
 
 const [before, after] = process.argv.slice(2)
 if (!before || !after) throw new Error('usage: bun bench/health-ab.ts BINARY_BEFORE BINARY_AFTER')
@@ -16,21 +16,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 
-async function spawn(command: string[], dir: string) {
-  const proc = Bun.spawn(command, { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, AUTHD_DATA_DIR: dir } })
-  const reader = proc.stdout.getReader()
-  let out = ''
-  while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
-  reader.releaseLock()
-  void proc.stdout.pipeTo(new WritableStream()) // keep draining the log
-  return { proc, url: JSON.parse(out.split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string }
-}
-
 const dirs = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), 'authd-bench-ab-')))
-const bare = await spawn([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dirs[0]!], dirs[0]!)
+const bare = await spawnListening([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dirs[0]!])
 const builds = [
-  { name: 'before', ...(await spawn([before, '--data-dir', dirs[1]!, 'serve', '--port', '0'], dirs[1]!)), throughput: [] as number[], cpu: [] as number[] },
-  { name: 'after', ...(await spawn([after, '--data-dir', dirs[2]!, 'serve', '--port', '0'], dirs[2]!)), throughput: [] as number[], cpu: [] as number[] },
+  { name: 'before', ...(await spawnListening([before, '--data-dir', dirs[1]!, 'serve', '--port', '0'])), throughput: [] as number[], cpu: [] as number[] },
+  { name: 'after', ...(await spawnListening([after, '--data-dir', dirs[2]!, 'serve', '--port', '0'])), throughput: [] as number[], cpu: [] as number[] },
 ]
 const probe = (server: { proc: { pid: number }; url: string }) =>
   loadWithCpu(server.proc.pid, 'GET /healthz', SECONDS, CONCURRENCY, () => () => fetch(`${server.url}/healthz`))

@@ -67,8 +67,12 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
   }
 }
 
-async function spawnServer(dataDir: string, env: Record<string, string | undefined>) {
-  const proc = Bun.spawn([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], { stdout: 'pipe', stderr: 'inherit', env })
+const spawnServer = (dataDir: string, env: Record<string, string | undefined>) => spawnListening([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], env)
+
+/** Starts a server (authd, or a yardstick of baseline-server.ts) and waits for the log line
+ *  that says where it listens; its log is drained from then on. */
+export async function spawnListening(command: string[], env: Record<string, string | undefined> = process.env) {
+  const proc = Bun.spawn(command, { stdout: 'pipe', stderr: 'inherit', env })
   const reader = proc.stdout.getReader()
   let out = ''
   while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { load, loadWithCpu, median, ms, NO_LIMITS, PASSWORD, startAuthd, type Result } from './lib'
+import { load, loadWithCpu, median, ms, NO_LIMITS, PASSWORD, spawnListening, startAuthd, type Result } from './lib'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
@@ -20,12 +20,8 @@ const ARGON2 = { memoryCost: Number(process.env.AUTHD_ARGON2_MEMORY_KIB ?? 19456
 const USERS = 8
 
 async function startBaseline(dir: string, synchronous: 'NORMAL' | 'FULL') {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dir], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, BASELINE_SYNCHRONOUS: synchronous } })
-  const reader = proc.stdout.getReader()
-  let out = ''
-  while (!out.includes('"msg":"listening"')) out += new TextDecoder().decode((await reader.read()).value)
-  reader.releaseLock()
-  return { url: JSON.parse(out.split('\n').find((l) => l.includes('listening'))!).url as string, pid: proc.pid, stop: () => proc.kill('SIGTERM') }
+  const { proc, url } = await spawnListening([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dir], { ...process.env, BASELINE_SYNCHRONOUS: synchronous })
+  return { url, pid: proc.pid, stop: () => proc.kill('SIGTERM') }
 }
 
 const cookieOf = (r: Response) => /refreshToken=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1]
