@@ -37,9 +37,9 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
   // Browsers may send our own origin too (a same-origin page posting to /logout).
   const trustedOrigins: ReadonlySet<string> = new Set([...corsOrigins, publicUrl])
   return new Elysia()
-    // Tokens and errors must never sit in a shared cache (the JWKS route opts back in), and
-    // CORS answers depend on Origin. Preset on every response's headers, before any hook runs.
-    .headers({ 'cache-control': 'no-store', vary: 'Origin' })
+    // Tokens and errors must never sit in a shared cache (the JWKS route opts back in). Preset
+    // on every response's headers, before any hook runs.
+    .headers(presetHeaders(corsOrigins))
     .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }))
     .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
     .use(corsFor(new Set(corsOrigins)))
@@ -65,6 +65,13 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(docsRoutes()),
     )
     .use(adminRoutes(deps))
+}
+
+/** With CORS origins configured, an answer depends on the request's Origin (the
+ *  Access-Control-Allow-* headers), and a cache that keeps one (the JWKS) must know it. With
+ *  none, nothing depends on Origin and the header would tell caches nothing. */
+function presetHeaders(corsOrigins: readonly string[]): Record<string, string> {
+  return corsOrigins.length > 0 ? { 'cache-control': 'no-store', vary: 'Origin' } : { 'cache-control': 'no-store' }
 }
 
 /** Said once per process, in the log and in the audit log (where `authd doctor` finds it). */

@@ -65,6 +65,18 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key')
   })
 
+  it('tells caches that an answer depends on Origin: the cacheable JWKS allows one origin and not another', async () => {
+    const JWKS = '/api/v1/auth/.well-known/jwks.json'
+    const allowed = await ctx.call('GET', JWKS, { apiKey: null, headers: { origin: 'https://app.example.com' } })
+    const other = await ctx.call('GET', JWKS, { apiKey: null, headers: { origin: 'https://evil.example' } })
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(other.headers.get('access-control-allow-origin')).toBeNull()
+    for (const res of [allowed, other]) {
+      expect(res.headers.get('cache-control')).toBe('public, max-age=60')
+      expect(res.headers.get('vary')).toBe('Origin')
+    }
+  })
+
   it('gives an origin that is not configured no Access-Control-Allow-Origin', async () => {
     for (const method of ['OPTIONS', 'POST']) {
       const res = await ctx.call(method, '/api/v1/auth/login', {

@@ -22,6 +22,8 @@ describe('GET /.well-known/jwks.json', () => {
     expect(res.json.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String) })
     expect(res.json.keys[0].d).toBeUndefined()
     expect(res.headers.get('cache-control')).toBe('public, max-age=60')
+    // With no CORS origins configured, no answer depends on Origin (app.test.ts for the other case).
+    expect(res.headers.get('vary')).toBeNull()
   })
 
   it('after keys rotate: new tokens use the new key, and the old key stays until its tokens expire', async () => {
