@@ -35,14 +35,6 @@ export function loggablePath(pathname: string): string {
 }
 
 type Traced = { requestId: string; startedAt: number }
-// Kept on the request rather than on its context: a request no route matches gets no derived
-// context, and it too must be timed and answered with its id. And a hook that hands its whole
-// context to a function (Object.assign) makes Elysia's inference assume every part is read,
-// so every request, /healthz included, had its cookies and query parsed. A property, not a
-// WeakMap entry: an entry for every request cost a probe about 0.2 µs, mostly in the
-// collector (bench/README.md, session 10).
-const TRACE = Symbol('authd.trace')
-type TracedRequest = Request & { [TRACE]?: Traced }
 /** What the log line reads of a request about to be answered (the actor only when a route
  *  worked one out). */
 type Answered = Pick<Context, 'request' | 'set' | 'path' | 'route'> & { actor?: { ip: string | null }; response: unknown }
@@ -66,6 +58,11 @@ function requestSeries(metrics: Metrics) {
 /** @param keepsIncomingId whether a request's own X-Request-Id may name it (client-ip.ts, fromTrustedProxy) */
 export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId: (request: Request) => boolean) => {
   const seriesFor = requestSeries(metrics)
+  // Kept beside the request rather than on its context: a request no route matches gets no
+  // derived context, and it too must be timed and answered with its id. And a hook that hands
+  // its whole context to a function (Object.assign) makes Elysia's inference assume every
+  // part is read, so every request, /healthz included, had its cookies and query parsed.
+  const traces = new WeakMap<Request, Traced>()
   return new Elysia({ name: 'observability' })
     .onRequest(({ request, set }) => {
       // (no header is read otherwise: Bun builds a request's headers on the first read, about
@@ -74,8 +71,7 @@ export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId:
       const requestId = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
       set.headers['x-request-id'] = requestId
       // (not read back from set.headers: a response with several cookies turns them into a Headers object)
-      const traced: TracedRequest = request
-      traced[TRACE] = { requestId, startedAt: performance.now() }
+      traces.set(request, { requestId, startedAt: performance.now() })
     })
     // Recorded as the answer is mapped, not after it is sent: Elysia runs an after-response
     // hook in a setImmediate with an async closure, on every request (bench/README.md, session
@@ -83,7 +79,7 @@ export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId:
     // errors and requests no route matches alike. The hook hands back what it was given:
     // Elysia's error path takes the hook's return value as the answer.
     .mapResponse({ as: 'global' }, ({ request, set, path, route, actor, response }: Answered) => {
-      const trace = (request as TracedRequest)[TRACE]
+      const trace = traces.get(request)
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
       const seconds = trace === undefined ? 0 : (performance.now() - trace.startedAt) / 1000
       const series = seriesFor(route || 'unmatched', request.method, status)
