@@ -13,7 +13,7 @@ const PREFLIGHT_HEADERS = {
 
 export const corsFor = (allowedOrigins: ReadonlySet<string>) =>
   new Elysia({ name: 'cors' }).onRequest(({ request, set }) => {
-    // (Vary: Origin is preset on every response: app.ts)
+    // (Vary: Origin is preset on every response when origins are configured: app.ts)
     // With no origin allowed there is nothing to look up: no header is read (see observability.ts).
     const origin = allowedOrigins.size > 0 ? request.headers.get('origin') : null
     const allowed = origin !== null && allowedOrigins.has(origin)
