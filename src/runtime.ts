@@ -3,6 +3,7 @@ import type { Config } from './config'
 import { systemClock, type Clock } from './core/clock'
 import type { Deps } from './core/deps'
 import { Signal, type DomainEvent } from './core/events'
+import { eventLoopShareMeter } from './core/event-loop-load'
 import { PasswordHasher } from './core/passwords'
 import { randomToken } from './core/secrets'
 import { limitRules } from './core/limits'
@@ -28,6 +29,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
       timeCost: config.argon2TimeCost,
       concurrency: config.hashConcurrency,
       maxWaitMs: config.hashMaxWaitMs,
+      eventLoopShare: eventLoopShareMeter(),
     },
     () => store.users.passwordHashParameters(),
   )

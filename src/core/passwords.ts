@@ -15,7 +15,13 @@ export interface HasherOptions {
   maxWaitMs: number
   /** The guess of one hash's duration until real ones are measured. */
   initialEstimateMs?: number
+  /** The event loop's recent share of a core (event-loop-load.ts); undefined where unknown. */
+  eventLoopShare?: () => number | undefined
 }
+
+/** From this share of a core on, the event loop is busy serving other requests, and the
+ *  hasher leaves it a core. A pure login load keeps the loop near 0.1 (bench/README.md). */
+const BUSY_LOOP_SHARE = 0.25
 
 /** How many stored hashes use each parameter set (`m=19456,t=2,p=1`). */
 export type ParameterMix = Array<{ parameters: string; count: number }>
@@ -59,9 +65,9 @@ export class PasswordHasher {
     return `m=${this.options.memoryKib},t=${this.options.timeCost},p=1`
   }
 
-  /** How many hashes are running and waiting (for metrics and tests). */
+  /** How many hashes are running and waiting, and how many may run now (for metrics and tests). */
   get load() {
-    return { active: this.active, waiting: this.waiting.length, averageMs: this.averageMs }
+    return { active: this.active, waiting: this.waiting.length, slots: this.slots(), averageMs: this.averageMs }
   }
 
   hash(password: string): Promise<string> {
@@ -123,17 +129,27 @@ export class PasswordHasher {
     return hashParameters(hash) !== this.currentParameters
   }
 
+  /** How many hashes may run now: all of `concurrency`, or one fewer while the event loop is
+   *  busy with other requests, so they keep a core to themselves (a flood slows logins, not
+   *  every request). */
+  private slots(): number {
+    const { concurrency, eventLoopShare } = this.options
+    if (concurrency < 2) return concurrency
+    return (eventLoopShare?.() ?? 0) >= BUSY_LOOP_SHARE ? concurrency - 1 : concurrency
+  }
+
   /** Throws the 503 a new hash would get now: lets a login shed load before doing any other work. */
   assertCapacity(): void {
-    if (this.active < this.options.concurrency) return
-    const expectedWaitMs = Math.ceil((this.waiting.length + 1) / this.options.concurrency) * this.averageMs
+    const slots = this.slots()
+    if (this.active < slots) return
+    const expectedWaitMs = Math.ceil((this.waiting.length + 1) / slots) * this.averageMs
     if (expectedWaitMs > this.options.maxWaitMs) throw serviceUnavailable(Math.max(1, Math.ceil(expectedWaitMs / 1000)))
   }
 
   private async limited<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active >= this.options.concurrency) {
+    if (this.active >= this.slots()) {
       this.assertCapacity()
-      // The finishing task hands its slot straight to us, so `active` is not decremented.
+      // Whoever releases a slot hands it to us, with `active` already counting us.
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else {
       this.active++
@@ -143,9 +159,8 @@ export class PasswordHasher {
       return await work()
     } finally {
       this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started)
-      const next = this.waiting.shift()
-      if (next) next()
-      else this.active--
+      this.active--
+      for (let slots = this.slots(); this.active < slots && this.waiting.length > 0; this.active++) this.waiting.shift()!()
     }
   }
 }

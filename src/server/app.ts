@@ -99,6 +99,11 @@ export function createMetrics(deps: Deps): Metrics {
       { labels: { state: 'waiting' }, value: deps.hasher.load.waiting },
     ]),
   )
+  metrics.addGauge(
+    new Gauge('authd_password_hashing_slots', 'Password hashes allowed to run at once now: one fewer than AUTHD_HASH_CONCURRENCY while the event loop is busy.', async () => [
+      { labels: {}, value: deps.hasher.load.slots },
+    ]),
+  )
   return metrics
 }
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { AppError } from '../../src/core/errors'
+import { eventLoopShareMeter } from '../../src/core/event-loop-load'
 import { pickParameters, PasswordHasher } from '../../src/core/passwords'
 import { checkPasswordPolicy } from '../../src/core/password-policy'
 
@@ -48,6 +52,70 @@ describe('PasswordHasher', () => {
     }
     await Promise.all(accepted)
     expect(peak).toBe(2)
+  })
+
+  it('leaves the event loop a core while it is busy: one hash fewer runs, and the queue estimate counts one slot fewer', async () => {
+    let loopShare = 0.6
+    const hasher = new PasswordHasher({ ...options, eventLoopShare: () => loopShare })
+    let running = 0
+    const releases: Array<() => void> = []
+    const job = () =>
+      hasher['limited'](async () => {
+        running++
+        await new Promise<void>((resolve) => releases.push(resolve))
+        running--
+      })
+    // 1 runs; 2 wait (at most ceil(2/1) x 100 ms = 200 ms <= 250 ms); a 4th would wait 300 ms.
+    const accepted = [job(), job(), job()]
+    await Bun.sleep(0)
+    expect(hasher.load).toMatchObject({ active: 1, waiting: 2, slots: 1 })
+    expect(running).toBe(1)
+    await expect(job()).rejects.toEqual(new AppError(503, 'unavailable', 'Service unavailable', 1))
+    // The loop quietens: the next release starts both waiting hashes.
+    loopShare = 0.1
+    expect(hasher.load.slots).toBe(2)
+    releases.shift()!()
+    await Bun.sleep(0)
+    expect(hasher.load).toMatchObject({ active: 2, waiting: 0 })
+    expect(running).toBe(2)
+    while (releases.length > 0) {
+      releases.shift()!()
+      await Bun.sleep(0)
+    }
+    await Promise.all(accepted)
+    expect(hasher.load.active).toBe(0)
+  })
+
+  it('keeps its one hashing slot however busy the event loop is', async () => {
+    const hasher = new PasswordHasher({ ...options, concurrency: 1, eventLoopShare: () => 1 })
+    expect(hasher.load.slots).toBe(1)
+    expect(await hasher.verify('correct horse battery staple', await hasher.hash('correct horse battery staple'))).toBe(true)
+    hasher.close()
+  })
+})
+
+describe('eventLoopShareMeter', () => {
+  it("reads the main thread's CPU time as a share of the wall time since its last reading", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'authd-schedstat-')), 'schedstat')
+    let nowMs = 1_000
+    writeFileSync(path, '5000000000 123 45\n')
+    const share = eventLoopShareMeter({ path, now: () => nowMs })
+    nowMs += 200
+    writeFileSync(path, '5050000000 456 78\n') // 50 ms on a CPU in 200 ms
+    expect(share()).toBeCloseTo(0.25)
+    nowMs += 50 // within one window: the last share again, the file not read
+    writeFileSync(path, '5250000000 0 0\n')
+    expect(share()).toBeCloseTo(0.25)
+    nowMs += 150 // 200 ms on a CPU in 200 ms since the last reading
+    expect(share()).toBeCloseTo(1)
+  })
+
+  it('says nothing where the kernel does not (no such file), and reads a real share on Linux', () => {
+    expect(eventLoopShareMeter({ path: join(tmpdir(), 'no-such-dir', 'schedstat') })()).toBeUndefined()
+    if (process.platform !== 'linux') return
+    const share = eventLoopShareMeter()()
+    expect(share).toBeGreaterThanOrEqual(0)
+    expect(share).toBeLessThanOrEqual(1)
   })
 })
 
