@@ -1,15 +1,19 @@
 // How much of a core the event loop has used lately, read from the kernel's scheduler
 // statistics for the main thread (Linux's /proc/<pid>/task/<pid>/schedstat: nanoseconds on a
 // CPU). The hashing threads run at the lowest priority, yet two argon2 passes on a two-core
-// machine still lengthen every request's tail (their memory traffic, the scheduler's slices):
-// with the loop this busy, the hasher leaves it a core (passwords.ts).
+// machine still lengthen every request's tail (bench/README.md): while the loop is this busy,
+// the hasher leaves it a core (passwords.ts).
 import { readFileSync } from 'node:fs'
 
 /** Readings closer together than this reuse the last share: it is a rate, not a snapshot. */
 const WINDOW_MS = 100
+/** The share is smoothed over about this long, so a burst of requests arriving at once (which
+ *  keeps the loop busy for one window) does not take a hashing slot from those very requests,
+ *  while a sustained load is seen within a third of a second (and its end within one). */
+const SMOOTHING_MS = 500
 
-/** Returns a function that answers the event loop's share of one core since its previous
- *  reading (0 to 1), or undefined where the kernel does not say (not Linux, no /proc). */
+/** Returns a function that answers the event loop's recent share of one core (0 to 1), or
+ *  undefined where the kernel does not say (not Linux, no /proc). */
 export function eventLoopShareMeter({
   path = `/proc/${process.pid}/task/${process.pid}/schedstat`,
   now = () => performance.now(),
@@ -27,10 +31,13 @@ export function eventLoopShareMeter({
   return () => {
     if (last.runNs === undefined) return undefined
     const atMs = now()
-    if (atMs - last.atMs < WINDOW_MS) return share
+    const elapsedMs = atMs - last.atMs
+    if (elapsedMs < WINDOW_MS) return share
     const runNs = readRunNs()
     if (runNs === undefined) return undefined
-    share = Math.min(1, (runNs - last.runNs) / 1e6 / (atMs - last.atMs))
+    const windowShare = Math.min(1, (runNs - last.runNs) / 1e6 / elapsedMs)
+    // An exponential average in time: a long quiet gap counts as the long window it is.
+    share = share! + (1 - Math.exp(-elapsedMs / SMOOTHING_MS)) * (windowShare - share!)
     last = { atMs, runNs }
     return share
   }

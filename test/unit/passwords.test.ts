@@ -95,19 +95,54 @@ describe('PasswordHasher', () => {
 })
 
 describe('eventLoopShareMeter', () => {
-  it("reads the main thread's CPU time as a share of the wall time since its last reading", async () => {
+  const fakeSchedstat = () => {
     const path = join(mkdtempSync(join(tmpdir(), 'authd-schedstat-')), 'schedstat')
     let nowMs = 1_000
-    writeFileSync(path, '5000000000 123 45\n')
+    let runNs = 5e9
+    writeFileSync(path, `${runNs} 123 45\n`)
     const share = eventLoopShareMeter({ path, now: () => nowMs })
-    nowMs += 200
-    writeFileSync(path, '5050000000 456 78\n') // 50 ms on a CPU in 200 ms
-    expect(share()).toBeCloseTo(0.25)
-    nowMs += 50 // within one window: the last share again, the file not read
-    writeFileSync(path, '5250000000 0 0\n')
-    expect(share()).toBeCloseTo(0.25)
-    nowMs += 150 // 200 ms on a CPU in 200 ms since the last reading
-    expect(share()).toBeCloseTo(1)
+    /** The loop spends `loopShare` of the next `ms` on a CPU. */
+    const spend = (ms: number, loopShare: number) => {
+      nowMs += ms
+      runNs += ms * loopShare * 1e6
+      writeFileSync(path, `${runNs} 456 78\n`)
+    }
+    return { share, spend }
+  }
+
+  it("follows the main thread's CPU time as a share of the wall time: a sustained load is busy within 300 ms, a quiet one within a second", () => {
+    const { share, spend } = fakeSchedstat()
+    expect(share()).toBe(0)
+    for (let i = 0; i < 3; i++) {
+      spend(100, 0.6)
+      share()
+    }
+    expect(share()).toBeGreaterThanOrEqual(0.25)
+    for (let i = 0; i < 20; i++) {
+      spend(100, 0.6)
+      share()
+    }
+    expect(share()).toBeCloseTo(0.6, 1)
+    // and quiet again within a second
+    for (let i = 0; i < 10; i++) {
+      spend(100, 0.1)
+      share()
+    }
+    expect(share()).toBeLessThan(0.25)
+  })
+
+  it('does not count one busy window after a quiet spell as a busy loop, and reads at most every 100 ms', () => {
+    const { share, spend } = fakeSchedstat()
+    for (let i = 0; i < 10; i++) {
+      spend(100, 0.1)
+      share()
+    }
+    spend(100, 0.6) // a burst of requests arriving at once
+    const afterBurst = share()!
+    expect(afterBurst).toBeGreaterThan(0.1)
+    expect(afterBurst).toBeLessThan(0.25)
+    spend(50, 1) // within the window: the last share again
+    expect(share()).toBe(afterBurst)
   })
 
   it('says nothing where the kernel does not (no such file), and reads a real share on Linux', () => {
