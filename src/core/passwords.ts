@@ -1,9 +1,10 @@
 // Password hashing: argon2id on our own low-priority threads (hash-pool.ts), so the event
-// loop stays free. Concurrency is bounded (each hash holds `memoryCost` KiB, so
-// memory is bounded too), and so is the queue behind it, by time: when the work already
-// queued would keep a new login waiting longer than `maxWaitMs`, it is refused without
-// waiting for a slot (503 + Retry-After; the server holds that answer 250 ms, server/errors.ts)
-// instead of hanging for many seconds.
+// loop stays free, and on one thread fewer while the loop is busy (event-loop-load.ts).
+// Concurrency is bounded (each hash holds `memoryCost` KiB, so memory is bounded too), and so
+// is the queue behind it, by time: when the work already queued would keep a new login
+// waiting longer than `maxWaitMs`, it is refused without waiting for a slot (503 +
+// Retry-After; the server holds that answer 250 ms, server/errors.ts) instead of hanging for
+// many seconds.
 import { serviceUnavailable } from './errors'
 import { HashPool } from './hash-pool'
 import { randomToken } from './secrets'
@@ -130,7 +131,7 @@ export class PasswordHasher {
   }
 
   /** How many hashes may run now: all of `concurrency`, or one fewer while the event loop is
-   *  busy with other requests, so they keep a core to themselves (a flood slows logins, not
+   *  busy, so the requests it serves keep a core of their own (a flood slows logins, not
    *  every request). */
   private slots(): number {
     const { concurrency, eventLoopShare } = this.options
