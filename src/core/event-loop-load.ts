@@ -12,6 +12,11 @@ const WINDOW_MS = 100
  *  while a sustained load is seen within a third of a second (and its end within one). */
 const SMOOTHING_MS = 500
 
+/** After this long without a reading, the average over the gap says little about the loop
+ *  now (a login rush after a minute of other traffic would start with a slot fewer): the
+ *  share starts again from quiet, and the next window reads the loop afresh. */
+const STALE_MS = 1_000
+
 /** Returns a function that answers the event loop's recent share of one core (0 to 1), or
  *  undefined where the kernel does not say (not Linux, no /proc). */
 export function eventLoopShareMeter({
@@ -36,8 +41,8 @@ export function eventLoopShareMeter({
     const runNs = readRunNs()
     if (runNs === undefined) return undefined
     const windowShare = Math.min(1, (runNs - last.runNs) / 1e6 / elapsedMs)
-    // An exponential average in time: a long quiet gap counts as the long window it is.
-    share = share! + (1 - Math.exp(-elapsedMs / SMOOTHING_MS)) * (windowShare - share!)
+    // An exponential average in time, over readings that come every 100 ms or so under load.
+    share = elapsedMs > STALE_MS ? 0 : share! + (1 - Math.exp(-elapsedMs / SMOOTHING_MS)) * (windowShare - share!)
     last = { atMs, runNs }
     return share
   }

@@ -145,6 +145,19 @@ describe('eventLoopShareMeter', () => {
     expect(share()).toBe(afterBurst)
   })
 
+  it('starts again from quiet after a second without a reading, whatever the loop did meanwhile', () => {
+    const { share, spend } = fakeSchedstat()
+    for (let i = 0; i < 10; i++) {
+      spend(100, 0.6)
+      share()
+    }
+    expect(share()).toBeGreaterThan(0.25)
+    spend(5_000, 0.6) // no login for five seconds, the loop busy with other requests
+    expect(share()).toBe(0)
+    spend(100, 0.6) // the next window reads it afresh
+    expect(share()).toBeGreaterThan(0)
+  })
+
   it('says nothing where the kernel does not (no such file), and reads a real share on Linux', () => {
     expect(eventLoopShareMeter({ path: join(tmpdir(), 'no-such-dir', 'schedstat') })()).toBeUndefined()
     if (process.platform !== 'linux') return
