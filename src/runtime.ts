@@ -3,7 +3,7 @@ import type { Config } from './config'
 import { systemClock, type Clock } from './core/clock'
 import type { Deps } from './core/deps'
 import { Signal, type DomainEvent } from './core/events'
-import { eventLoopShareMeter } from './core/event-loop-load'
+import { EventLoopMeter } from './core/event-loop-load'
 import { PasswordHasher } from './core/passwords'
 import { randomToken } from './core/secrets'
 import { limitRules } from './core/limits'
@@ -23,13 +23,14 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const appliedMigrations = options.migrate === false ? [] : await engine.migrate()
   const store = engine.createStore()
   const clock = options.clock ?? systemClock
+  const loopMeter = new EventLoopMeter().start()
   const hasher = new PasswordHasher(
     {
       memoryKib: config.argon2MemoryKib,
       timeCost: config.argon2TimeCost,
       concurrency: config.hashConcurrency,
       maxWaitMs: config.hashMaxWaitMs,
-      eventLoopShare: eventLoopShareMeter(),
+      eventLoopShare: () => loopMeter.share,
     },
     () => store.users.passwordHashParameters(),
   )
@@ -50,6 +51,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     refusals: new RefusalTally(),
     appliedMigrations,
     close: () => {
+      loopMeter.stop()
       hasher.close()
       store.close()
     },

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError } from '../../src/core/errors'
-import { eventLoopShareMeter } from '../../src/core/event-loop-load'
+import { EventLoopMeter } from '../../src/core/event-loop-load'
 import { pickParameters, PasswordHasher } from '../../src/core/passwords'
 import { checkPasswordPolicy } from '../../src/core/password-policy'
 
@@ -94,76 +94,69 @@ describe('PasswordHasher', () => {
   })
 })
 
-describe('eventLoopShareMeter', () => {
+describe('EventLoopMeter', () => {
   const fakeSchedstat = () => {
     const path = join(mkdtempSync(join(tmpdir(), 'authd-schedstat-')), 'schedstat')
     let nowMs = 1_000
     let runNs = 5e9
     writeFileSync(path, `${runNs} 123 45\n`)
-    const share = eventLoopShareMeter({ path, now: () => nowMs })
-    /** The loop spends `loopShare` of the next `ms` on a CPU. */
-    const spend = (ms: number, loopShare: number) => {
-      nowMs += ms
-      runNs += ms * loopShare * 1e6
-      writeFileSync(path, `${runNs} 456 78\n`)
+    const meter = new EventLoopMeter(path, () => nowMs)
+    /** The loop spends `loopShare` of the next `ms` on a CPU, then the timer samples. */
+    const spend = (ms: number, loopShare: number, samples = 1) => {
+      for (let i = 0; i < samples; i++) {
+        nowMs += ms
+        runNs += ms * loopShare * 1e6
+        writeFileSync(path, `${runNs} 456 78\n`)
+        meter.sample()
+      }
     }
-    return { share, spend }
+    return { meter, spend }
   }
 
   it("follows the main thread's CPU time as a share of the wall time: a sustained load is busy within 300 ms, a quiet one within a second", () => {
-    const { share, spend } = fakeSchedstat()
-    expect(share()).toBe(0)
-    for (let i = 0; i < 3; i++) {
-      spend(100, 0.6)
-      share()
-    }
-    expect(share()).toBeGreaterThanOrEqual(0.25)
-    for (let i = 0; i < 20; i++) {
-      spend(100, 0.6)
-      share()
-    }
-    expect(share()).toBeCloseTo(0.6, 1)
-    // and quiet again within a second
-    for (let i = 0; i < 10; i++) {
-      spend(100, 0.1)
-      share()
-    }
-    expect(share()).toBeLessThan(0.25)
+    const { meter, spend } = fakeSchedstat()
+    expect(meter.share).toBe(0)
+    spend(100, 0.6, 3)
+    expect(meter.share).toBeGreaterThanOrEqual(0.25)
+    spend(100, 0.6, 20)
+    expect(meter.share).toBeCloseTo(0.6, 1)
+    spend(100, 0.1, 10)
+    expect(meter.share).toBeLessThan(0.25)
   })
 
-  it('does not count one busy window after a quiet spell as a busy loop, and reads at most every 100 ms', () => {
-    const { share, spend } = fakeSchedstat()
-    for (let i = 0; i < 10; i++) {
-      spend(100, 0.1)
-      share()
-    }
+  it('does not count one busy window after a quiet spell as a busy loop', () => {
+    const { meter, spend } = fakeSchedstat()
+    spend(100, 0.1, 10)
     spend(100, 0.6) // a burst of requests arriving at once
-    const afterBurst = share()!
-    expect(afterBurst).toBeGreaterThan(0.1)
-    expect(afterBurst).toBeLessThan(0.25)
-    spend(50, 1) // within the window: the last share again
-    expect(share()).toBe(afterBurst)
+    expect(meter.share).toBeGreaterThan(0.1)
+    expect(meter.share).toBeLessThan(0.25)
   })
 
-  it('starts again from quiet after a second without a reading, whatever the loop did meanwhile', () => {
-    const { share, spend } = fakeSchedstat()
-    for (let i = 0; i < 10; i++) {
-      spend(100, 0.6)
-      share()
-    }
-    expect(share()).toBeGreaterThan(0.25)
-    spend(5_000, 0.6) // no login for five seconds, the loop busy with other requests
-    expect(share()).toBe(0)
-    spend(100, 0.6) // the next window reads it afresh
-    expect(share()).toBeGreaterThan(0)
+  it('weighs a late sample by its longer window', () => {
+    const { meter, spend } = fakeSchedstat()
+    spend(100, 0.1, 10)
+    spend(1_000, 0.6) // the timer a second late: the loop was busy all that second
+    expect(meter.share).toBeGreaterThan(0.5)
   })
 
-  it('says nothing where the kernel does not (no such file), and reads a real share on Linux', () => {
-    expect(eventLoopShareMeter({ path: join(tmpdir(), 'no-such-dir', 'schedstat') })()).toBeUndefined()
+  it('says nothing where the kernel does not (no such file), and samples a real share on Linux on its own timer', async () => {
+    const missing = new EventLoopMeter(join(tmpdir(), 'no-such-dir', 'schedstat')).start()
+    expect(missing.share).toBeUndefined()
+    missing.stop()
     if (process.platform !== 'linux') return
-    const share = eventLoopShareMeter()()
-    expect(share).toBeGreaterThanOrEqual(0)
-    expect(share).toBeLessThanOrEqual(1)
+    const meter = new EventLoopMeter().start()
+    const spinUntil = performance.now() + 400
+    let sampled = false
+    // The loop spins; between spins it yields so the timer can sample what it spent.
+    while (performance.now() < spinUntil) {
+      const until = performance.now() + 20
+      while (performance.now() < until);
+      await Bun.sleep(1)
+      sampled ||= meter.share! > 0
+    }
+    meter.stop()
+    expect(sampled).toBe(true)
+    expect(meter.share).toBeLessThanOrEqual(1)
   })
 })
 
