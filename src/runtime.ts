@@ -15,6 +15,9 @@ export interface Runtime extends Deps {
   mailQueued: Signal
   /** Migrations applied while opening (empty when the database was current). */
   appliedMigrations: string[]
+  /** Read by the hasher; sampled only once the server starts it (serve.ts): a CLI command has
+   *  no requests to leave a core for, so it hashes on every thread. */
+  eventLoop: EventLoopMeter
   close(): void
 }
 
@@ -23,14 +26,14 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
   const appliedMigrations = options.migrate === false ? [] : await engine.migrate()
   const store = engine.createStore()
   const clock = options.clock ?? systemClock
-  const loopMeter = new EventLoopMeter().start()
+  const eventLoop = new EventLoopMeter()
   const hasher = new PasswordHasher(
     {
       memoryKib: config.argon2MemoryKib,
       timeCost: config.argon2TimeCost,
       concurrency: config.hashConcurrency,
       maxWaitMs: config.hashMaxWaitMs,
-      eventLoopShare: () => loopMeter.share,
+      eventLoopShare: () => eventLoop.share,
     },
     () => store.users.passwordHashParameters(),
   )
@@ -50,8 +53,9 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     limitRules: limitRules(config),
     refusals: new RefusalTally(),
     appliedMigrations,
+    eventLoop,
     close: () => {
-      loopMeter.stop()
+      eventLoop.stop()
       hasher.close()
       store.close()
     },

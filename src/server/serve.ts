@@ -24,6 +24,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   await runtime.keyRing.ensureKey()
   // (only a head start: a dummy hash not made now is made at the first login that needs it)
   runtime.hasher.warmUp().catch(() => {})
+  runtime.eventLoop.start()
   const metrics = createMetrics(runtime)
   let app = createApp(runtime, logger, metrics)
   const server = Bun.serve({

@@ -93,3 +93,26 @@ describe('password races', () => {
     for (const r of results.filter((r) => r.status === 409)) expect(r.json).toEqual({ statusCode: 409, message: 'User already has a password', data: null })
   })
 })
+
+describe('the event-loop meter (a busy loop leaves a hashing slot free)', () => {
+  /** Keeps this process's event loop busy for `ms`, yielding every 20 ms so timers can run. */
+  async function spin(ms: number) {
+    const until = performance.now() + ms
+    while (performance.now() < until) {
+      const chunk = performance.now() + 20
+      while (performance.now() < chunk);
+      await Bun.sleep(1)
+    }
+  }
+
+  it.skipIf(process.platform !== 'linux')('samples only once a server runs: a CLI command hashes on every thread however busy it is', async () => {
+    ctx = await createTestContext({ AUTHD_PORT: '0' })
+    await spin(400)
+    expect(ctx.runtime.eventLoop.share).toBe(0)
+
+    server = await startServer(ctx.runtime, silentLogger)
+    await spin(400)
+    expect(ctx.runtime.eventLoop.share).toBeGreaterThan(0.25)
+  })
+})
+
