@@ -10,9 +10,18 @@ import { randomToken } from './secrets'
 import type { SigningKeyStore } from './store'
 import type { JsonWebKey, SigningKeyRecord } from './types'
 
+/** A random kid that does not begin with '-': operators pass it to `authd keys revoke`, where
+ *  one that did (1 in 64) was read as an option. */
+export function commandLineSafeKid(): string {
+  for (;;) {
+    const kid = randomToken(12)
+    if (!kid.startsWith('-')) return kid
+  }
+}
+
 export function generateSigningKey(now: number): SigningKeyRecord {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-  const kid = randomToken(12)
+  const kid = commandLineSafeKid()
   return {
     kid,
     alg: 'ES256',
