@@ -35,21 +35,29 @@ export function loggablePath(pathname: string): string {
 }
 
 type Traced = { requestId: string; startedAt: number }
+const TRACE = Symbol('authd.trace')
 /** What the log line reads of a request about to be answered (the actor only when a route
  *  worked one out). */
 type Answered = Pick<Context, 'request' | 'set' | 'path' | 'route'> & { actor?: { ip: string | null }; response: unknown }
 
-/** The request count and latency series of each route, method and status, found once. */
+type Series = { count: { value: number }; observe: (seconds: number) => void }
+
+/** The request count and latency series of each route, method and status, found once. Found
+ *  again through a map per route and method, not by a key built per request: building and
+ *  hashing a new string was a measurable share of a health probe. */
 function requestSeries(metrics: Metrics) {
-  const cache = new Map<string, { count: { value: number }; observe: (seconds: number) => void }>()
-  return (route: string, method: string, status: number) => {
-    const key = `${route} ${method} ${status}`
-    let series = cache.get(key)
+  const byRoute = new Map<string, Map<string, Map<number, Series>>>()
+  return (route: string, method: string, status: number): Series => {
+    let byMethod = byRoute.get(route)
+    if (!byMethod) byRoute.set(route, (byMethod = new Map()))
+    let byStatus = byMethod.get(method)
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()))
+    let series = byStatus.get(status)
     if (!series) {
       series = { count: metrics.requests.series({ route, method, status: String(status) }), observe: metrics.requestDuration.recorder({ route, method }) }
       // As bounded as the series themselves: unmatched paths share one route label, and
       // Bun's parser refuses methods it does not know before a request reaches us.
-      cache.set(key, series)
+      byStatus.set(status, series)
     }
     return series
   }
@@ -58,11 +66,12 @@ function requestSeries(metrics: Metrics) {
 /** @param keepsIncomingId whether a request's own X-Request-Id may name it (client-ip.ts, fromTrustedProxy) */
 export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId: (request: Request) => boolean) => {
   const seriesFor = requestSeries(metrics)
-  // Kept beside the request rather than on its context: a request no route matches gets no
-  // derived context, and it too must be timed and answered with its id. And a hook that hands
-  // its whole context to a function (Object.assign) makes Elysia's inference assume every
-  // part is read, so every request, /healthz included, had its cookies and query parsed.
-  const traces = new WeakMap<Request, Traced>()
+  // The trace rides on the request (under a symbol of this module) rather than on its
+  // context: a request no route matches gets no derived context, and it too must be timed and
+  // answered with its id. And a hook that hands its whole context to a function
+  // (Object.assign) makes Elysia's inference assume every part is read, so every request,
+  // /healthz included, had its cookies and query parsed. (A WeakMap beside the request did
+  // the same at a cost: an entry made and swept per request, bench/README.md, session 14.)
   return new Elysia({ name: 'observability' })
     .onRequest(({ request, set }) => {
       // (no header is read otherwise: Bun builds a request's headers on the first read, about
@@ -71,7 +80,7 @@ export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId:
       const requestId = given && SANE_ID.test(given) ? given : Bun.randomUUIDv7()
       set.headers['x-request-id'] = requestId
       // (not read back from set.headers: a response with several cookies turns them into a Headers object)
-      traces.set(request, { requestId, startedAt: performance.now() })
+      ;(request as Request & { [TRACE]?: Traced })[TRACE] = { requestId, startedAt: performance.now() }
     })
     // Recorded as the answer is mapped, not after it is sent: Elysia runs an after-response
     // hook in a setImmediate with an async closure, on every request (bench/README.md, session
@@ -79,7 +88,7 @@ export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId:
     // errors and requests no route matches alike. The hook hands back what it was given:
     // Elysia's error path takes the hook's return value as the answer.
     .mapResponse({ as: 'global' }, ({ request, set, path, route, actor, response }: Answered) => {
-      const trace = traces.get(request)
+      const trace = (request as Request & { [TRACE]?: Traced })[TRACE]
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
       const seconds = trace === undefined ? 0 : (performance.now() - trace.startedAt) / 1000
       const series = seriesFor(route || 'unmatched', request.method, status)
