@@ -51,17 +51,23 @@ export function createSqliteStore(db: Db): Store {
       .prepare(),
   }
 
-  // A refresh's four reads in one read transaction. Outside one, each statement takes and
-  // drops SQLite's WAL read lock itself (two fcntl calls and an fstat): the four cost ~25 µs
-  // that way and ~8 µs together, on a path that costs ~240 µs of CPU in all (bench/README.md,
-  // session 15). The rows are then also of one snapshot: another process (the CLI disabling
-  // the user) cannot commit between them.
-  const findTokenSnapshot = db.$client.transaction((hash: string) => {
-    const token = q.tokenByHash.get({ hash })
-    const family = token && q.familyById.get({ id: token.familyId })
+  // A session's reads (its family, user and tenant, and for a refresh first its token) in
+  // one read transaction. Outside one, each statement takes and drops SQLite's WAL read lock
+  // itself (two fcntl calls and an fstat): a refresh's four reads cost ~25 µs that way and
+  // ~8 µs together, on a path of ~240 µs of CPU in all (bench/README.md, session 15). The
+  // rows are then also of one snapshot: another process (the CLI disabling the user) cannot
+  // commit between them.
+  const sessionOf = (familyId: string) => {
+    const family = q.familyById.get({ id: familyId })
     const user = family && q.userById.get({ id: family.userId })
     const tenant = family && q.tenantById.get({ id: family.tenantId })
-    return token && family && user && tenant ? { token, family, user, tenant } : null
+    return family && user && tenant ? { family, user, tenant } : null
+  }
+  const findSessionSnapshot = db.$client.transaction(sessionOf)
+  const findTokenSnapshot = db.$client.transaction((hash: string) => {
+    const token = q.tokenByHash.get({ hash })
+    const session = token && sessionOf(token.familyId)
+    return token && session ? { token, ...session } : null
   })
 
   const revokeFamiliesSignedBy = (kid: string, now: number) =>
@@ -272,10 +278,7 @@ export function createSqliteStore(db: Db): Store {
         })
       },
       async findSession(familyId) {
-        const family = q.familyById.get({ id: familyId })
-        const user = family && q.userById.get({ id: family.userId })
-        const tenant = family && q.tenantById.get({ id: family.tenantId })
-        return family && user && tenant ? { family, user, tenant } : null
+        return findSessionSnapshot(familyId)
       },
       async listLive(userId, now) {
         return db
