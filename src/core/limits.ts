@@ -14,7 +14,7 @@ import type { RefusalType } from './refusals'
 import { tooManyRequests } from './errors'
 import { hmacSha256 } from './secrets'
 import type { LimitUpdate } from './store'
-import type { LimitCounter } from './types'
+import type { AuditEvent, LimitCounter } from './types'
 
 export interface WindowRule {
   name: string
@@ -150,6 +150,13 @@ export function limitUpdates(deps: Pick<Deps, 'serverKeys'>, outcomes: Outcome[]
   })
 }
 
-export async function recordOutcomes(deps: LimitDeps, outcomes: Outcome[]): Promise<void> {
-  await deps.store.limits.apply(limitUpdates(deps, outcomes), deps.clock.now())
+/** Records the outcomes' counter changes, and the audit event that reports them (in one transaction). */
+export async function recordOutcomes(deps: LimitDeps, outcomes: Outcome[], audit?: AuditEvent): Promise<void> {
+  await deps.store.limits.apply(limitUpdates(deps, outcomes), deps.clock.now(), audit)
+}
+
+/** The counters a success deletes (limitUpdates' resets), for a store that commits them with
+ *  the success's other writes. */
+export function limitResetsOnSuccess(deps: Pick<Deps, 'serverKeys'>, checks: Array<[Rule, string]>): string[] {
+  return limitUpdates(deps, checks.map(([rule, subject]) => ({ rule, subject, result: 'success' }))).map(({ key }) => key)
 }

@@ -217,8 +217,8 @@ export async function passMfaChallenge(
   const matched = await matchSecondFactor(deps, user, await deps.store.mfa.findTotp(user.id), input.code)
   if (!matched) {
     await deps.store.mfa.recordChallengeFailure(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS)
-    await recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result: 'failure' as const })))
-    await audit(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'login' } })
+    const failed = auditEvent(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'login' } })
+    await recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result: 'failure' as const })), failed)
     throw invalidCode()
   }
   // A right code: the challenge first (one session per challenge, however many right codes

@@ -3,18 +3,18 @@
 // gets the same successor (two tabs refreshing at once both stay logged in); after it, the
 // reuse means the token was stolen or replayed, and the whole family is revoked.
 import { signAccessToken } from './access-tokens'
-import { audit, CLI_ACTOR, maskEmail, type Actor } from './audit'
+import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, tenantDisabled, unauthorized, userDisabled, type ErrorCode } from './errors'
-import { guardLimits, ipSubject, recordOutcomes, type Outcome, type Rule } from './limits'
+import { guardLimits, ipSubject, limitResetsOnSuccess, recordOutcomes, type Outcome, type Rule } from './limits'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { hasConfirmedTotp, issueMfaChallenge, passMfaChallenge, type MfaChallengeAnswer } from './mfa'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
 import { listSessions, type SessionView } from './signed-in-user'
-import type { SessionOrigin } from './store'
-import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
+import type { SessionOrigin, SessionStartRecord } from './store'
+import type { AuditEvent, RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
 
 export interface Session {
@@ -78,7 +78,7 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
       ]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
   await guardLimits(deps, limits, { type: 'login.limited', actor, ...about })
-  const record = (result: Outcome['result']) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })))
+  const record = (result: Outcome['result'], event: AuditEvent) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })), event)
 
   const password = normalisePassword(input.password)
   const user = await deps.store.users.findByEmail(tenant.id, email)
@@ -87,18 +87,18 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
     : // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
       await deps.hasher.verifyDummy(password, dummySeed(deps, tenant.id, email))
   if (!user || !verified) {
-    await record('failure')
-    await audit(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } })
+    await record('failure', auditEvent(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } }))
     throw unauthorized()
   }
   // With a second factor, the password alone is no success: the back-off run it would end goes
   // on until the challenge is passed (wrong codes count in it), else knowing the password
   // would reset the guessing budget for codes at every login.
   const secondFactor = await hasConfirmedTotp(deps, user.id)
-  if (!secondFactor) await record('success')
   // Only someone who knows the password learns that the account is disabled.
   if (user.disabledAt !== null) {
-    await audit(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } })
+    const failed = auditEvent(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } })
+    if (secondFactor) await deps.store.audit.record(failed)
+    else await record('success', failed)
     throw userDisabled()
   }
   const now = deps.clock.now()
@@ -109,8 +109,11 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
   // The second step exists only after the right password: a wrong one costs the same whether
   // or not the user has a second factor.
   if (secondFactor) return { kind: 'mfa', ...(await issueMfaChallenge(deps, user, tenant, input.rememberMe, actor)) }
-  const session = await startSession(deps, user, tenant, input.rememberMe, actor)
-  await audit(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } })
+  // The success ends the back-off runs in the session's own transaction, with its audit event.
+  const session = await startSession(deps, user, tenant, input.rememberMe, actor, ['pwd'], {
+    limitResets: limitResetsOnSuccess(deps, limits),
+    audit: auditEvent(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } }),
+  })
   return { kind: 'session', ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
 }
 
@@ -121,15 +124,16 @@ export async function loginWithSecondFactor(
   actor: Actor,
 ): Promise<LoginResult> {
   const passed = await passMfaChallenge(deps, input, actor)
-  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'])
   const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor }
-  await audit(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
+  const succeeded = auditEvent(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
+  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'], { limitResets: [], audit: succeeded })
   deps.events.notify({ kind: 'login', outcome: 'succeeded' })
   return { ...session, deviceCookie: passed.deviceCookie }
 }
 
 /** A new session (refresh-token family) for a user who just proved who they are: login, or a verified sign-up. */
-export async function startSession(deps: SessionDeps, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor, amr: string[] = ['pwd']): Promise<Session> {
+/** @param record what the login commits with the session (signing up has committed its own) */
+export async function startSession(deps: SessionDeps, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor, amr: string[] = ['pwd'], record?: SessionStartRecord): Promise<Session> {
   const now = deps.clock.now()
   const family: RefreshFamily = {
     id: Bun.randomUUIDv7(),
@@ -145,7 +149,7 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
-  await deps.store.sessions.createFamily(family, tokenRecord)
+  await deps.store.sessions.createFamily(family, tokenRecord, record)
   return issueSession(deps, signingKey, user, tenant, family, refreshToken, tokenRecord.expiresAt, now)
 }
 

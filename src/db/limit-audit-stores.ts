@@ -37,14 +37,19 @@ const counterColumns = { key: limitCounters.key, count: limitCounters.count, win
 
 export function createLimitStore(db: Db): LimitStore {
   const write = limitWriter(db)
+  const writeAudit = auditWriter(db)
   return {
     async get(keys) {
       if (keys.length === 0) return []
       return db.select(counterColumns).from(limitCounters).where(inArray(limitCounters.key, keys)).all()
     },
-    async apply(updates, now) {
-      if (updates.length === 0) return []
-      return immediate(db, () => write(updates, now))
+    async apply(updates, now, audit) {
+      if (updates.length === 0 && !audit) return []
+      return immediate(db, () => {
+        const counters = write(updates, now)
+        if (audit) writeAudit(audit)
+        return counters
+      })
     },
   }
 }
@@ -52,10 +57,16 @@ export function createLimitStore(db: Db): LimitStore {
 /** An audit event as its row: detail as JSON text (the PostgreSQL store has the same helper). */
 export const toAuditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
 
+/** Inserts one audit event; call it inside a transaction (with the writes the event reports). */
+export function auditWriter(db: Db): (event: AuditEvent) => void {
+  return (event) => void db.insert(auditEvents).values(toAuditRow(event)).run()
+}
+
 export function createAuditStore(db: Db): AuditStore {
+  const writeAudit = auditWriter(db)
   return {
     async record(event) {
-      await immediate(db, () => db.insert(auditEvents).values(toAuditRow(event)).run())
+      await immediate(db, () => writeAudit(event))
     },
     async recordMany(events) {
       // In chunks: one INSERT of thousands of rows would pass SQLite's limit on bound values.

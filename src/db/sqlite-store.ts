@@ -8,7 +8,7 @@ import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
 import { changesOf, eraseUserInTransaction, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { migrationStatus } from './migrate'
-import { createAuditStore, createLimitStore } from './limit-audit-stores'
+import { auditWriter, createAuditStore, createLimitStore, limitWriter } from './limit-audit-stores'
 import { createIdempotencyStore } from './idempotency-store'
 import { createOutboxStore } from './outbox-store'
 import { createPrune } from './retention-store'
@@ -21,6 +21,8 @@ const p = sql.placeholder
 
 export function createSqliteStore(db: Db): Store {
   const immediate = <T>(fn: () => T): Promise<T> => immediateTx(db, fn)
+  const writeLimits = limitWriter(db)
+  const writeAudit = auditWriter(db)
 
   const q = {
     apiKeyByHash: db
@@ -261,10 +263,14 @@ export function createSqliteStore(db: Db): Store {
     },
 
     sessions: {
-      async createFamily(family, firstToken) {
+      async createFamily(family, firstToken, record) {
         await immediate(() => {
           db.insert(refreshFamilies).values(family).run()
-          db.insert(refreshTokens).values(firstToken).run()
+          q.insertToken.run({ ...firstToken })
+          if (record) {
+            writeLimits(record.limitResets.map((key) => ({ key, op: 'reset' as const })), record.audit.at)
+            writeAudit(record.audit)
+          }
         })
       },
       async findToken(hash) {

@@ -52,9 +52,16 @@ export function createPgLimitStore(db: PgDb): LimitStore {
         .from(limitCounters)
         .where(inArray(limitCounters.key, keys))
     },
-    async apply(updates, now) {
-      if (updates.length === 0) return []
-      return db.transaction((tx) => writeLimits(tx, updates, now))
+    async apply(updates, now, audit) {
+      if (updates.length === 0) {
+        if (audit) await db.insert(auditEvents).values(toAuditRow(audit))
+        return []
+      }
+      return db.transaction(async (tx) => {
+        const counters = await writeLimits(tx, updates, now)
+        if (audit) await tx.insert(auditEvents).values(toAuditRow(audit))
+        return counters
+      })
     },
   }
 }

@@ -8,7 +8,7 @@ import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability } from '../availability'
 import { isPgUnavailable, isPgUniqueViolation, type PgDb } from './client'
 import { eraseUser, lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
-import { createPgAuditStore, createPgLimitStore } from './limit-audit-stores'
+import { createPgAuditStore, createPgLimitStore, toAuditRow } from './limit-audit-stores'
 import { pgMigrationStatus } from './migrate'
 import { createPgIdempotencyStore } from './idempotency-store'
 import { createPgOutboxStore } from './outbox-store'
@@ -47,6 +47,21 @@ const CREATE_FAMILY = `
   )
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
   SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family`
+// A login's session with what it commits beside it (core/store.ts SessionStartRecord): the
+// back-off counters its success ends ($18, a JSON array of keys) and its audit event.
+const CREATE_FAMILY_RECORDED = `
+  WITH family AS (
+    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr)
+    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17)
+    RETURNING id
+  ), token AS (
+    INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
+    SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family
+  ), ended AS (
+    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($18::text::jsonb))
+  )
+  INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
+  VALUES ($19::bigint, $20, $21, $22, $23, $24, $25, $26)`
 const ROTATE_TOKEN = `
   WITH spent AS (
     UPDATE refresh_tokens SET spent_at = $2::bigint WHERE id = $1 AND spent_at IS NULL RETURNING id
@@ -244,10 +259,13 @@ function createRawPgStore(db: PgDb): Store {
     },
 
     sessions: {
-      async createFamily(f, t) {
+      async createFamily(f, t, record) {
         // One statement rather than BEGIN, INSERT, INSERT, COMMIT: a login holds no
         // connection across round trips.
-        await db.$client.unsafe(CREATE_FAMILY, [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr])
+        const session = [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr]
+        if (!record) return void (await db.$client.unsafe(CREATE_FAMILY, session))
+        const a = toAuditRow(record.audit)
+        await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])
       },
       async findToken(hash) {
         const [row] = await q.tokenByHash.execute({ hash })
