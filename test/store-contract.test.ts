@@ -162,7 +162,7 @@ for (const [engine, define, open] of engines) {
       await e.store.sessions.createFamily(newer, newerFirst)
       await e.store.sessions.createFamily(revoked, token(revoked.id))
       await e.store.sessions.createFamily(lapsed, { ...token(lapsed.id), expiresAt: now - 1 })
-      await e.store.sessions.revokeFamily(revoked.id, now, 'test')
+      await e.store.sessions.revokeFamily(revoked.id, now, 'test', { at: now, type: 'logout', tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null })
       // A rotated session is listed once, with its live token's expiry.
       await e.store.sessions.rotate(newerFirst.id, now + 1, { ...token(newer.id), createdAt: now + 1, expiresAt: now + 7_200_000, ip: '203.0.113.9', userAgent: 'second' })
       const found = await e.store.sessions.findSession(newer.id)
@@ -173,6 +173,31 @@ for (const [engine, define, open] of engines) {
       expect(live.map((s) => s.liveToken.expiresAt)).toEqual([now + 7_200_000, now + 3_600_000])
       expect(live[0]!.liveToken).toMatchObject({ createdAt: now + 1, ip: '203.0.113.9', userAgent: 'second' })
       expect(live[1]!.liveToken).toMatchObject({ createdAt: now, ip: '192.0.2.1', userAgent: 'first' })
+    }))
+
+    it('commits a login\'s session with its audit event and the end of its back-off runs, and a revocation with its event', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const event = (type: string, detail: Record<string, unknown> | null) => ({ at: now, type, tenantId: t.id, userId: u.id, ip: '192.0.2.1', userAgent: 'first', apiKeyId: null, detail })
+      await e.store.limits.apply([{ key: 'run-a', op: 'hit', windowMs: 60_000 }, { key: 'run-b', op: 'hit', windowMs: 60_000 }, { key: 'other', op: 'hit', windowMs: 60_000 }], now)
+      const f = family(u)
+      await e.store.sessions.createFamily(f, token(f.id), { limitResets: ['run-a', 'run-b'], audit: event('login.succeeded', { rememberMe: false }) })
+      expect((await e.store.sessions.findSession(f.id))!.family.id).toBe(f.id)
+      expect((await e.store.limits.get(['run-a', 'run-b', 'other'])).map((c) => c.key)).toEqual(['other'])
+      // No counters to end: the session and its event are still written.
+      const g = family(u)
+      await e.store.sessions.createFamily(g, token(g.id), { limitResets: [], audit: event('login.succeeded', { secondFactor: 'totp' }) })
+      await e.store.sessions.revokeFamily(g.id, now + 5, 'logout', event('logout', { familyId: g.id }))
+      expect((await e.store.sessions.findSession(g.id))!.family).toMatchObject({ revokedAt: now + 5, revokedReason: 'logout' })
+      // A failure's counters and its event, together.
+      const [counted] = await e.store.limits.apply([{ key: 'other', op: 'hit', windowMs: 60_000 }], now, event('login.failed', { reason: 'wrong-password' }))
+      expect(counted!.count).toBe(2)
+      const events = (await e.store.audit.query({ userId: u.id })).sort((a, b) => a.id - b.id)
+      expect(events.map((ev) => [ev.type, ev.detail, ev.ip])).toEqual([
+        ['login.succeeded', { rememberMe: false }, '192.0.2.1'],
+        ['login.succeeded', { secondFactor: 'totp' }, '192.0.2.1'],
+        ['logout', { familyId: g.id }, '192.0.2.1'],
+        ['login.failed', { reason: 'wrong-password' }, '192.0.2.1'],
+      ])
     }))
 
     it('counts limit hits exactly under concurrency, starts a window over once it is past, and resets', withEngine(async (e) => {

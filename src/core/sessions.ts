@@ -174,8 +174,7 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
     // winner spent it just now, well within the grace period, and stored this same successor.
     await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
-    await deps.store.sessions.revokeFamily(family.id, now, 'reuse')
-    await audit(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } })
+    await deps.store.sessions.revokeFamily(family.id, now, 'reuse', auditEvent(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } }))
     throw unauthorized()
   }
   return issueSession(deps, signingKey, user, tenant, family, successor, tokenExpiresAt(deps, family, now), now)
@@ -186,8 +185,8 @@ export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: str
   if (!presented || presented.length > 128) return
   const found = await deps.store.sessions.findToken(sha256(presented))
   if (!found || found.family.revokedAt !== null) return
-  await deps.store.sessions.revokeFamily(found.family.id, deps.clock.now(), 'logout')
-  await audit(deps, 'logout', actor, { tenantId: found.family.tenantId, userId: found.family.userId, detail: { familyId: found.family.id } })
+  const loggedOut = auditEvent(deps, 'logout', actor, { tenantId: found.family.tenantId, userId: found.family.userId, detail: { familyId: found.family.id } })
+  await deps.store.sessions.revokeFamily(found.family.id, deps.clock.now(), 'logout', loggedOut)
 }
 
 /** A user's live sessions, as an administrator sees them (the admin API and `authd sessions list`). */

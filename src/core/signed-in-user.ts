@@ -3,7 +3,7 @@
 // of these endpoints at once. Resource servers that only verify the JWT accept the token until
 // it expires (15 minutes); README says so.
 import { verifyAccessToken } from './access-tokens'
-import { audit, type Actor } from './audit'
+import { audit, auditEvent, type Actor } from './audit'
 import type { Deps } from './deps'
 import { notFound, tenantDisabled, unauthorized, userDisabled } from './errors'
 import type { RefreshFamily, Tenant, User } from './types'
@@ -77,8 +77,8 @@ export async function listSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: 
 export async function endSession(deps: Pick<Deps, 'store' | 'clock'>, userId: string, sessionId: string, actor: Actor): Promise<void> {
   const found = await deps.store.sessions.findSession(sessionId)
   if (!found || found.family.userId !== userId || !isLive(found.family, deps.clock.now())) throw notFound('Session not found')
-  await deps.store.sessions.revokeFamily(sessionId, deps.clock.now(), 'ended-by-user')
-  await audit(deps, 'session.ended', actor, { tenantId: found.family.tenantId, userId, detail: { familyId: sessionId } })
+  const ended = auditEvent(deps, 'session.ended', actor, { tenantId: found.family.tenantId, userId, detail: { familyId: sessionId } })
+  await deps.store.sessions.revokeFamily(sessionId, deps.clock.now(), 'ended-by-user', ended)
 }
 
 /** Ends every session of the user, the caller's own included; returns how many. */

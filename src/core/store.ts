@@ -232,7 +232,8 @@ export interface SessionStore {
   /** The user's sessions that can still be refreshed at `now` (not revoked, and holding an
    *  unspent token that has not expired), newest first, each with that live token. */
   listLive(userId: string, now: number): Promise<Array<{ family: RefreshFamily; liveToken: RefreshToken }>>
-  revokeFamily(familyId: string, revokedAt: number, reason: string): Promise<void>
+  /** Revokes the family if it is live, committing the audit event that reports it in the same transaction. */
+  revokeFamily(familyId: string, revokedAt: number, reason: string, audit: AuditEvent): Promise<void>
   /** Revokes every live family of the user; returns how many. */
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>
 }

@@ -295,14 +295,14 @@ export function createSqliteStore(db: Db): Store {
           .orderBy(desc(refreshFamilies.createdAt), desc(refreshFamilies.id))
           .all()
       },
-      async revokeFamily(familyId, revokedAt, reason) {
-        await immediate(() =>
-          db
-            .update(refreshFamilies)
+      async revokeFamily(familyId, revokedAt, reason, audit) {
+        await immediate(() => {
+          db.update(refreshFamilies)
             .set({ revokedAt, revokedReason: reason })
             .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
-            .run(),
-        )
+            .run()
+          writeAudit(audit)
+        })
       },
       async revokeUserFamilies(userId, revokedAt, reason) {
         return immediate(() => revokeSessionsOf(db, { userId }, revokedAt, reason))

@@ -62,6 +62,13 @@ const CREATE_FAMILY_RECORDED = `
   )
   INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
   VALUES ($19::bigint, $20, $21, $22, $23, $24, $25, $26)`
+// A family revoked (if still live) with the audit event that reports it: one statement.
+const REVOKE_FAMILY = `
+  WITH revoked AS (
+    UPDATE refresh_families SET revoked_at = $2::bigint, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL
+  )
+  INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
+  VALUES ($4::bigint, $5, $6, $7, $8, $9, $10, $11)`
 const ROTATE_TOKEN = `
   WITH spent AS (
     UPDATE refresh_tokens SET spent_at = $2::bigint WHERE id = $1 AND spent_at IS NULL RETURNING id
@@ -292,11 +299,9 @@ function createRawPgStore(db: PgDb): Store {
           .where(and(eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt), gt(refreshTokens.expiresAt, now)))
           .orderBy(desc(refreshFamilies.createdAt), desc(refreshFamilies.id))
       },
-      async revokeFamily(familyId, revokedAt, reason) {
-        await db
-          .update(refreshFamilies)
-          .set({ revokedAt, revokedReason: reason })
-          .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
+      async revokeFamily(familyId, revokedAt, reason, audit) {
+        const a = toAuditRow(audit)
+        await db.$client.unsafe(REVOKE_FAMILY, [familyId, revokedAt, reason, a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])
       },
       revokeUserFamilies: (userId, revokedAt, reason) => revokeSessionsOf(db, { userId }, revokedAt, reason),
     },
