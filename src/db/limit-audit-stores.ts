@@ -1,12 +1,12 @@
 // Limit counters and the audit log over SQLite. Each counter update is one atomic upsert,
 // so concurrent requests never lose a count.
-import { desc, inArray } from 'drizzle-orm'
+import { desc, sql } from 'drizzle-orm'
 import { auditFilter } from './audit-filter'
 import type { AuditStore, LimitStore, LimitUpdate } from '../core/store'
 import type { AuditEvent, LimitCounter } from '../core/types'
 import type { Db } from './client'
 import { immediate } from './helpers'
-import { auditEvents, limitCounters } from './schema'
+import { auditEvents } from './schema'
 
 /** Applies counter updates; call it inside a transaction (the limit store's own, or one that
  *  records a failure together with its counters). */
@@ -33,15 +33,17 @@ export function limitWriter(db: Db): (updates: LimitUpdate[], now: number) => Li
   return (updates, now) => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null)
 }
 
-const counterColumns = { key: limitCounters.key, count: limitCounters.count, windowStart: limitCounters.windowStart, updatedAt: limitCounters.updatedAt }
-
 export function createLimitStore(db: Db): LimitStore {
   const write = limitWriter(db)
   const writeAudit = auditWriter(db)
+  // One prepared statement for any number of keys (a login reads three), the keys as a JSON array.
+  const countersByKey = db.$client.prepare<LimitCounter, [string]>(
+    'SELECT key, count, window_start AS windowStart, updated_at AS updatedAt FROM limit_counters WHERE key IN (SELECT value FROM json_each(?))',
+  )
   return {
     async get(keys) {
       if (keys.length === 0) return []
-      return db.select(counterColumns).from(limitCounters).where(inArray(limitCounters.key, keys)).all()
+      return countersByKey.all(JSON.stringify(keys))
     },
     async apply(updates, now, audit) {
       if (updates.length === 0 && !audit) return []
@@ -57,9 +59,15 @@ export function createLimitStore(db: Db): LimitStore {
 /** An audit event as its row: detail as JSON text (the PostgreSQL store has the same helper). */
 export const toAuditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
 
-/** Inserts one audit event; call it inside a transaction (with the writes the event reports). */
+/** Inserts one audit event; call it inside a transaction (with the writes the event reports).
+ *  Prepared once: every login writes one, and drizzle builds an unprepared insert afresh. */
 export function auditWriter(db: Db): (event: AuditEvent) => void {
-  return (event) => void db.insert(auditEvents).values(toAuditRow(event)).run()
+  const p = sql.placeholder
+  const insert = db
+    .insert(auditEvents)
+    .values({ at: p('at'), type: p('type'), tenantId: p('tenantId'), userId: p('userId'), ip: p('ip'), userAgent: p('userAgent'), apiKeyId: p('apiKeyId'), detail: p('detail') })
+    .prepare()
+  return (event) => void insert.run(toAuditRow(event))
 }
 
 export function createAuditStore(db: Db): AuditStore {

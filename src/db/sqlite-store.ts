@@ -42,6 +42,10 @@ export function createSqliteStore(db: Db): Store {
     // own primary-key look-up (~1 µs), measured on this schema.
     tokenByHash: db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, p('hash'))).prepare(),
     familyById: db.select().from(refreshFamilies).where(eq(refreshFamilies.id, p('id'))).prepare(),
+    insertFamily: db
+      .insert(refreshFamilies)
+      .values({ id: p('id'), userId: p('userId'), tenantId: p('tenantId'), rememberMe: p('rememberMe'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), revokedAt: p('revokedAt'), revokedReason: p('revokedReason'), amr: p('amr') })
+      .prepare(),
     insertToken: db
       .insert(refreshTokens)
       .values({ id: p('id'), familyId: p('familyId'), tokenHash: p('tokenHash'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), spentAt: p('spentAt'), accessKid: p('accessKid'), ip: p('ip'), userAgent: p('userAgent') })
@@ -265,7 +269,7 @@ export function createSqliteStore(db: Db): Store {
     sessions: {
       async createFamily(family, firstToken, record) {
         await immediate(() => {
-          db.insert(refreshFamilies).values(family).run()
+          q.insertFamily.run({ ...family })
           q.insertToken.run({ ...firstToken })
           if (record) {
             writeLimits(record.limitResets.map((key) => ({ key, op: 'reset' as const })), record.audit.at)
