@@ -183,6 +183,13 @@ for (const [engine, define, open] of engines) {
       await e.store.sessions.createFamily(f, token(f.id), { limitResets: ['run-a', 'run-b'], audit: event('login.succeeded', { rememberMe: false }) })
       expect((await e.store.sessions.findSession(f.id))!.family.id).toBe(f.id)
       expect((await e.store.limits.get(['run-a', 'run-b', 'other'])).map((c) => c.key)).toEqual(['other'])
+      // All or nothing: an event the database refuses leaves no session and ends no run.
+      const refused = family(u)
+      const badEvent = { ...event('login.succeeded', null), type: null as unknown as string }
+      await e.store.limits.apply([{ key: 'run-c', op: 'hit', windowMs: 60_000 }], now)
+      await expect(e.store.sessions.createFamily(refused, token(refused.id), { limitResets: ['run-c'], audit: badEvent })).rejects.toThrow()
+      expect(await e.store.sessions.findSession(refused.id)).toBeNull()
+      expect((await e.store.limits.get(['run-c'])).map((c) => c.key)).toEqual(['run-c'])
       // No counters to end: the session and its event are still written.
       const g = family(u)
       await e.store.sessions.createFamily(g, token(g.id), { limitResets: [], audit: event('login.succeeded', { secondFactor: 'totp' }) })

@@ -131,8 +131,10 @@ export async function loginWithSecondFactor(
   return { ...session, deviceCookie: passed.deviceCookie }
 }
 
-/** A new session (refresh-token family) for a user who just proved who they are: login, or a verified sign-up. */
-/** @param record what the login commits with the session (signing up has committed its own) */
+/**
+ * A new session (refresh-token family) for a user who just proved who they are: login, or a verified sign-up.
+ * @param record what a login commits with the session (a sign-up has committed its own event)
+ */
 export async function startSession(deps: SessionDeps, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor, amr: string[] = ['pwd'], record?: SessionStartRecord): Promise<Session> {
   const now = deps.clock.now()
   const family: RefreshFamily = {

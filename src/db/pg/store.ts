@@ -48,7 +48,8 @@ const CREATE_FAMILY = `
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
   SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family`
 // A login's session with what it commits beside it (core/store.ts SessionStartRecord): the
-// back-off counters its success ends ($18, a JSON array of keys) and its audit event.
+// back-off counters its success ends ($18, a JSON array of keys, bound as text: a string bound
+// straight to jsonb arrives as a JSON string, not an array) and its audit event.
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr)
