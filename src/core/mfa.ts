@@ -14,7 +14,7 @@ import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { badRequest, conflict, invalidCode, userDisabled } from './errors'
-import { guardLimits, ipSubject, recordOutcomes, type Rule } from './limits'
+import { guardLimits, ipSubject, limitResetsOnSuccess, recordOutcomes, type Rule } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { mfaNoticeMail, type MfaNotice } from './mail/templates'
 import { base32Encode, matchTotp, newTotpSecret, otpauthUrl, typedTotpCode } from './totp'
@@ -182,6 +182,8 @@ export interface PassedChallenge {
   secondFactor: 'totp' | 'recovery'
   /** The device cookie to set: the one presented if it is this account's, else a new one. */
   deviceCookie: string
+  /** The back-off counters the success ends, deleted with the session it starts. */
+  limitResets: string[]
 }
 
 /** POST /mfa/verify: checks the code against a live challenge and spends the challenge. */
@@ -225,7 +227,12 @@ export async function passMfaChallenge(
   // race), then the code (once across challenges). Losing either race is no guess: not counted.
   if (!(await deps.store.mfa.spendChallenge(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS))) throw invalidCode()
   if (!(await spendSecondFactor(deps, user, tenant, matched, 'login'))) throw invalidCode()
-  await recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result: 'success' as const })))
   if (matched.kind === 'recovery') await audit(deps, 'mfa.recovery_code_used', actor, about)
-  return { user, rememberMe: challenge.rememberMe, secondFactor: matched.kind, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, user.email) }
+  return {
+    user,
+    rememberMe: challenge.rememberMe,
+    secondFactor: matched.kind,
+    deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, user.email),
+    limitResets: limitResetsOnSuccess(deps, limits),
+  }
 }

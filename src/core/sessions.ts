@@ -126,7 +126,7 @@ export async function loginWithSecondFactor(
   const passed = await passMfaChallenge(deps, input, actor)
   const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor }
   const succeeded = auditEvent(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
-  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'], { limitResets: [], audit: succeeded })
+  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'], { limitResets: passed.limitResets, audit: succeeded })
   deps.events.notify({ kind: 'login', outcome: 'succeeded' })
   return { ...session, deviceCookie: passed.deviceCookie }
 }

@@ -211,6 +211,22 @@ describe('login with a second factor', () => {
     const token = (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '198.51.100.1' })).status
     expect(token).toBe(429)
   })
+
+  it('ends the back-off run with a passed challenge: the wrong codes before it no longer count', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const wrong = () => (codeOf(secret) === '000000' ? '000001' : '000000')
+    const challengeFrom = async () => (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '198.51.100.1' })).json.data.response.challengeToken
+    const answers: number[] = []
+    for (let i = 0; i < 4; i++) answers.push((await verify(await challengeFrom(), wrong(), { peer: '198.51.100.1' })).status)
+    answers.push((await verify(await challengeFrom(), codeOf(secret), { peer: '198.51.100.1' })).status)
+    nextStep()
+    // Four more: under the threshold again only if the pass ended the run (else the 5th in a
+    // row holds the next login back).
+    for (let i = 0; i < 4; i++) answers.push((await verify(await challengeFrom(), wrong(), { peer: '198.51.100.1' })).status)
+    expect(answers).toEqual([400, 400, 400, 400, 201, 400, 400, 400, 400])
+    expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '198.51.100.1' })).status).toBe(201)
+  })
 })
 
 describe('recovery codes', () => {
