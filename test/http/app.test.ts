@@ -47,6 +47,17 @@ describe('every response', () => {
     expect(await res.json()).toEqual({ statusCode: 413, message: 'Payload too large', data: null })
   })
 
+  it('413 for a body over 16 KiB whose Content-Length claims less (read whole, then measured)', async () => {
+    const req = new Request('http://localhost/api/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey, 'content-length': '64' },
+      body: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(20_000) }),
+    })
+    const res = await ctx.app.handle(req)
+    expect(res.status).toBe(413)
+    expect(await res.json()).toEqual({ statusCode: 413, message: 'Payload too large', data: null })
+  })
+
   it('413 from the declared Content-Length alone, on any route', async () => {
     const res = await ctx.call('POST', '/api/v1/auth/logout', { rawBody: '{}', headers: { 'content-length': String(10 * 1024 * 1024) } })
     expect(res.status).toBe(413)

@@ -5,9 +5,18 @@
 import { Elysia } from 'elysia'
 import { badRequest, payloadTooLarge as tooLarge } from '../../core/errors'
 
+const utf8 = new TextDecoder()
 
 async function readText(request: Request, limit: number): Promise<string> {
   if (!request.body) return ''
+  // With a Content-Length (held to the limit in onRequest) the body is read whole: streaming it
+  // chunk by chunk cost a POST ~17 µs more of CPU. The size is checked again because an
+  // in-process Request (app.handle) is not framed by its header.
+  if (request.headers.has('content-length')) {
+    const bytes = await request.arrayBuffer()
+    if (bytes.byteLength > limit) throw tooLarge()
+    return utf8.decode(bytes)
+  }
   const chunks: Uint8Array[] = []
   let size = 0
   for await (const chunk of request.body) {
@@ -15,7 +24,7 @@ async function readText(request: Request, limit: number): Promise<string> {
     if (size > limit) throw tooLarge()
     chunks.push(chunk)
   }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  return utf8.decode(Buffer.concat(chunks))
 }
 
 export const bodyLimit = (maxBytes: number) =>
