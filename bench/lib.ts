@@ -140,7 +140,7 @@ export async function loadWithCpu(pid: number, ...args: Parameters<typeof load>)
  * Throughput (`requests`, `perSecond`, `statuses`) counts the responses completed inside the
  * window. A request still in flight at the deadline is awaited and its latency recorded, but
  * it is not counted: each client would otherwise add a completion the window did not pay for,
- * which for logins (32 in flight, ~60 answered a second) read ~5% high.
+ * which for logins (32 in flight, ~60 answered a second) read ~6% high.
  */
 export async function load(name: string, seconds: number, concurrency: number, makeWorker: (index: number) => () => Promise<Response>): Promise<Result> {
   const latencies: number[] = []
