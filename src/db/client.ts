@@ -35,8 +35,9 @@ export const CACHED_STATEMENTS = 500
  * bun:sqlite, with each compiled statement kept by its SQL text. drizzle compiles every query
  * it runs afresh (its bun-sqlite session calls prepare() per query): compiling the same text
  * again was ~30% of a drizzle query's time (a select by id 38 against 26.5 µs, bench/README.md,
- * session 15). Bun's own cache (Database.query) keeps only the first 20 texts it sees. A statement runs to completion each time it is used (run, get, all, values:
- * nothing here iterates), so one statement can serve every caller of its text. The least
+ * session 15). Bun's own cache (Database.query) keeps only the first 20 texts it sees. A
+ * statement runs to completion each time it is used (run, get, all, values: nothing here
+ * iterates), so one statement can serve every caller of its text. The least
  * recently used is dropped from the map when it is full, not finalized: a prepared query may
  * still hold it, and the collector finalizes it once nothing does.
  */
