@@ -5,6 +5,9 @@
 //   GET /rotate   the refresh hot path and nothing else: look the token up by its SHA-256,
 //                 spend it and insert its successor in one BEGIN IMMEDIATE, sign one ES256
 //                 JWT, answer with the successor cookie. One transaction per request.
+//   POST /login   the one piece of work a login cannot skip: read the JSON body and verify its
+//                 password against an argon2id hash at authd's parameters (BASELINE_ARGON2, as
+//                 JSON), no more verifies at once than cores. No lookup, no session, no token.
 // BASELINE_SYNCHRONOUS picks the durability (NORMAL: no fsync per commit in WAL mode).
 import { Database } from 'bun:sqlite'
 import { Elysia } from 'elysia'
@@ -39,6 +42,23 @@ function accessToken(sub: string): string {
   return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
 }
 
+const argon2 = { algorithm: 'argon2id' as const, ...JSON.parse(process.env.BASELINE_ARGON2 ?? '{"memoryCost":19456,"timeCost":2}') }
+const passwordHash = await Bun.password.hash('correct horse battery staple', argon2)
+// As authd's hash pool: more verifies at once than cores would only share the cores.
+let verifying = 0
+const waiting: Array<() => void> = []
+async function verifyGated(password: string): Promise<boolean> {
+  if (verifying >= navigator.hardwareConcurrency) await new Promise<void>((resolve) => waiting.push(resolve))
+  else verifying++
+  try {
+    return await Bun.password.verify(password, passwordHash)
+  } finally {
+    const next = waiting.shift()
+    if (next) next()
+    else verifying--
+  }
+}
+
 const app = new Elysia()
   .get('/healthz', () => ({ statusCode: 200, message: 'OK', data: { status: 'alive' } }))
   .get('/issue', ({ set }) => {
@@ -58,6 +78,15 @@ const app = new Elysia()
     set.headers['set-cookie'] = `refreshToken=${successor}; HttpOnly; Path=/`
     set.status = 201
     return { statusCode: 201, message: 'Token refreshed', data: { response: { accessToken: accessToken(found.family) } } }
+  })
+  .post('/login', async ({ body, set }) => {
+    const { password } = body as { password?: unknown }
+    if (typeof password !== 'string' || !(await verifyGated(password))) {
+      set.status = 401
+      return { statusCode: 401, message: 'Unauthorized', data: null }
+    }
+    set.status = 201
+    return { statusCode: 201, message: 'Login successful', data: null }
   })
   .listen({ port: 0, hostname: '127.0.0.1' })
 

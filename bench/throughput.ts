@@ -20,7 +20,7 @@ const ARGON2 = { memoryCost: Number(process.env.AUTHD_ARGON2_MEMORY_KIB ?? 19456
 const USERS = 8
 
 async function startBaseline(dir: string, synchronous: 'NORMAL' | 'FULL') {
-  const { proc, url } = await spawnListening([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dir], { ...process.env, BASELINE_SYNCHRONOUS: synchronous })
+  const { proc, url } = await spawnListening([process.execPath, join(import.meta.dir, 'baseline-server.ts'), dir], { ...process.env, BASELINE_SYNCHRONOUS: synchronous, BASELINE_ARGON2: JSON.stringify(ARGON2) })
   return { url, pid: proc.pid, stop: () => proc.kill('SIGTERM') }
 }
 
@@ -61,6 +61,7 @@ export async function throughputBench() {
     fetch(`${authd.api}/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': authd.key }, body: JSON.stringify({ email: emails[index % USERS], password: PASSWORD }) })
   const scenarios = {
     bareHealth: (_: number) => () => fetch(`${normal.url}/healthz`),
+    bareLogin: (_: number) => () => fetch(`${normal.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) }),
     health: (_: number) => () => fetch(`${authd.url}/healthz`),
     rotateNormal: rotator(async () => cookieOf(await fetch(`${normal.url}/issue`)), (c) => fetch(`${normal.url}/rotate`, { headers: { cookie: `refreshToken=${c}` } })),
     rotateFull: rotator(async () => cookieOf(await fetch(`${full.url}/issue`)), (c) => fetch(`${full.url}/rotate`, { headers: { cookie: `refreshToken=${c}` } })),
@@ -105,14 +106,22 @@ export async function throughputBench() {
     }
     // Login in rounds too, each against the verify time measured on both sides of it, like the
     // other yardsticks: on these shared machines the verify time moved 32-48 ms between runs,
-    // and 10-20% within a minute; one login reading moved 0.79-0.88 within an hour.
-    const logins: Array<{ result: Result; verifyBefore: number; verifyAfter: number; ratio: number }> = []
+    // and 10-20% within a minute; one login reading moved 0.79-0.88 within an hour. Each round
+    // also runs the bare verify route (bench/baseline-server.ts), before authd in odd rounds and
+    // after it in even ones: what a server that only verifies reaches here, bench client and
+    // all, is the most the target's ratio can read on this machine.
+    const logins: Array<{ result: Result; bare: Result; verifyBefore: number; verifyAfter: number; ratio: number; bareRatio: number }> = []
+    const okPerSecond = (result: Result) => (result.statuses[201] ?? 0) / (SECONDS * 2)
     for (let r = 0; r < ROUNDS; r++) {
       const verifyBefore = await verifyMs()
-      const result = await load(`authd POST /login`, SECONDS * 2, CONCURRENCY, (i) => () => login(i))
+      const bareLogins = () => load('bare verify route POST /login', SECONDS * 2, CONCURRENCY, scenarios.bareLogin)
+      const authdLogins = () => load(`authd POST /login`, SECONDS * 2, CONCURRENCY, (i) => () => login(i))
+      let bare: Result, result: Result
+      if (r % 2 === 0) [bare, result] = [await bareLogins(), await authdLogins()]
+      else [result, bare] = [await authdLogins(), await bareLogins()]
       const verifyAfter = await verifyMs()
       const ceiling = (navigator.hardwareConcurrency * 1000) / ((verifyBefore + verifyAfter) / 2)
-      logins.push({ result, verifyBefore, verifyAfter, ratio: (result.statuses[201] ?? 0) / (SECONDS * 2) / ceiling })
+      logins.push({ result, bare, verifyBefore, verifyAfter, ratio: okPerSecond(result) / ceiling, bareRatio: okPerSecond(bare) / ceiling })
     }
     const { result: loginResult, verifyBefore, verifyAfter } = logins.at(-1)!
     const verify = (verifyBefore + verifyAfter) / 2
@@ -122,7 +131,7 @@ export async function throughputBench() {
     const last = rounds.at(-1)!
     console.log(`\n${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores\n`)
     console.log(`${'scenario (last round)'.padEnd(42)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(6)} ${'server CPU µs/req'.padStart(18)}`)
-    for (const r of [...Object.values(last), loginResult]) {
+    for (const r of [...Object.values(last), logins.at(-1)!.bare, loginResult]) {
       const cpu = r.cpuUsPerRequest === undefined ? '' : r.cpuUsPerRequest.toFixed(0)
       console.log(`${r.name.padEnd(42)} ${r.perSecond.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)} ${String(r.errors).padStart(6)} ${cpu.padStart(18)}`)
     }
@@ -134,6 +143,8 @@ export async function throughputBench() {
     target('  for reference: refresh (FULL) / baseline rotation (FULL)', ratios('refresh', 'rotateFull'), 1.0)
     target('GET /healthz / bare Elysia route', ratios('health', 'bareHealth'), 0.8)
     target('logins ok per s / (cores / verify time)', logins.map((l) => l.ratio), 0.95)
+    target('  for reference: the bare verify route / (cores / verify time)', logins.map((l) => l.bareRatio), 0.95)
+    target('  for reference: logins ok per s / the bare verify route', logins.map((l) => l.ratio / l.bareRatio), 0.95)
     console.log(`    (last round: verify ${verifyBefore.toFixed(1)} ms before its login load, ${verifyAfter.toFixed(1)} ms after: ${ceiling.toFixed(0)} logins/s the ceiling)`)
     // Throughput on two cores shared with the load generator moves 0.7–1.0 between rounds of
     // one run; the server's own CPU per request moves less, so it is printed beside.
