@@ -144,8 +144,8 @@ export async function throughputBench() {
     target('  for reference: refresh (FULL) / baseline rotation (FULL)', ratios('refresh', 'rotateFull'))
     target('GET /healthz / bare Elysia route', ratios('health', 'bareHealth'), 0.8)
     target('logins ok per s / (cores / verify time)', logins.map((l) => l.ratio), 0.95)
-    target('  for reference: the bare verify route / (cores / verify time)', logins.map((l) => l.bareRatio))
-    target('  for reference: logins ok per s / the bare verify route', logins.map((l) => l.ratio / l.bareRatio))
+    target('  for reference: bare verify route / (cores / verify time)', logins.map((l) => l.bareRatio))
+    target('  for reference: logins ok per s / bare verify route', logins.map((l) => l.ratio / l.bareRatio))
     console.log(`    (last round: verify ${verifyBefore.toFixed(1)} ms before its login load, ${verifyAfter.toFixed(1)} ms after: ${ceiling.toFixed(0)} logins/s the ceiling)`)
     // Throughput on two cores shared with the load generator moves 0.7–1.0 between rounds of
     // one run; the server's own CPU per request moves less, so it is printed beside.
