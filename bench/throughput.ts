@@ -112,10 +112,10 @@ export async function throughputBench() {
     // reaches here, bench client and all, is the most the target's ratio can read on this machine.
     const logins: Array<{ result: Result; bare: Result; verifyBefore: number; verifyAfter: number; ratio: number; bareRatio: number }> = []
     const okPerSecond = (result: Result) => (result.statuses[201] ?? 0) / (SECONDS * 2)
+    const bareLogins = () => load('bare verify route POST /login', SECONDS * 2, CONCURRENCY, scenarios.bareLogin)
+    const authdLogins = () => load(`authd POST /login`, SECONDS * 2, CONCURRENCY, (i) => () => login(i))
     for (let r = 0; r < ROUNDS; r++) {
       const verifyBefore = await verifyMs()
-      const bareLogins = () => load('bare verify route POST /login', SECONDS * 2, CONCURRENCY, scenarios.bareLogin)
-      const authdLogins = () => load(`authd POST /login`, SECONDS * 2, CONCURRENCY, (i) => () => login(i))
       let bare: Result, result: Result
       if (r % 2 === 0) [bare, result] = [await bareLogins(), await authdLogins()]
       else [result, bare] = [await authdLogins(), await bareLogins()]
