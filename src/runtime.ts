@@ -6,6 +6,7 @@ import { Signal, type DomainEvent } from './core/events'
 import { EventLoopMeter } from './core/event-loop-load'
 import { PasswordHasher } from './core/passwords'
 import { randomToken } from './core/secrets'
+import { GuessTurns } from './core/guess-turns'
 import { limitRules } from './core/limits'
 import { RefusalTally } from './core/refusals'
 import { KeyRing } from './core/signing-keys'
@@ -51,6 +52,7 @@ export async function openRuntime(config: Config, options: { clock?: Clock; migr
     mailQueued: new Signal(),
     events: new Signal<DomainEvent>(),
     limitRules: limitRules(config),
+    guessTurns: new GuessTurns(),
     refusals: new RefusalTally(),
     appliedMigrations,
     eventLoop,

@@ -85,7 +85,7 @@ const user = (tenantId: string, email = 'ada@example.com'): User => ({
   updatedAt: now,
   disabledAt: null,
 })
-const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, amr: 'pwd' })
+const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, amr: 'pwd', authAt: now })
 const token = (familyId: string, hash = Bun.randomUUIDv7()): RefreshToken => ({ id: Bun.randomUUIDv7(), familyId, tokenHash: hash, createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k1', ip: '192.0.2.1', userAgent: 'first' })
 const mail = (tenantId: string): OutboxMessage => ({
   id: Bun.randomUUIDv7(),
@@ -179,20 +179,24 @@ for (const [engine, define, open] of engines) {
       const { t, u } = await seeded(e.store)
       const event = (type: string, detail: Record<string, unknown> | null) => ({ at: now, type, tenantId: t.id, userId: u.id, ip: '192.0.2.1', userAgent: 'first', apiKeyId: null, detail })
       await e.store.limits.apply([{ key: 'run-a', op: 'hit', windowMs: 60_000 }, { key: 'run-b', op: 'hit', windowMs: 60_000 }, { key: 'other', op: 'hit', windowMs: 60_000 }], now)
+      await e.store.limits.apply([{ key: 'reserved', op: 'hit', windowMs: 60_000 }, { key: 'reserved', op: 'hit', windowMs: 60_000 }], now)
       const f = family(u)
-      await e.store.sessions.createFamily(f, token(f.id), { limitResets: ['run-a', 'run-b'], audit: event('login.succeeded', { rememberMe: false }) })
+      await e.store.sessions.createFamily(f, token(f.id), { limitResets: ['run-a', 'run-b'], limitRefunds: ['reserved'], audit: event('login.succeeded', { rememberMe: false }) })
       expect((await e.store.sessions.findSession(f.id))!.family.id).toBe(f.id)
       expect((await e.store.limits.get(['run-a', 'run-b', 'other'])).map((c) => c.key)).toEqual(['other'])
+      // The login's own reserved guess is taken back from a counter that goes on.
+      expect((await e.store.limits.get(['reserved']))[0]!.count).toBe(1)
+      expect(await e.store.sessions.findSession(f.id)).toMatchObject({ family: { authAt: now } })
       // All or nothing: an event the database refuses leaves no session and ends no run.
       const refused = family(u)
       const badEvent = { ...event('login.succeeded', null), type: null as unknown as string }
       await e.store.limits.apply([{ key: 'run-c', op: 'hit', windowMs: 60_000 }], now)
-      await expect(e.store.sessions.createFamily(refused, token(refused.id), { limitResets: ['run-c'], audit: badEvent })).rejects.toThrow()
+      await expect(e.store.sessions.createFamily(refused, token(refused.id), { limitResets: ['run-c'], limitRefunds: [], audit: badEvent })).rejects.toThrow()
       expect(await e.store.sessions.findSession(refused.id)).toBeNull()
       expect((await e.store.limits.get(['run-c'])).map((c) => c.key)).toEqual(['run-c'])
       // No counters to end: the session and its event are still written.
       const g = family(u)
-      await e.store.sessions.createFamily(g, token(g.id), { limitResets: [], audit: event('login.succeeded', { secondFactor: 'totp' }) })
+      await e.store.sessions.createFamily(g, token(g.id), { limitResets: [], limitRefunds: [], audit: event('login.succeeded', { secondFactor: 'totp' }) })
       await e.store.sessions.revokeFamily(g.id, now + 5, 'logout', event('logout', { familyId: g.id }))
       expect((await e.store.sessions.findSession(g.id))!.family).toMatchObject({ revokedAt: now + 5, revokedReason: 'logout' })
       // A failure's counters and its event, together.
@@ -215,8 +219,27 @@ for (const [engine, define, open] of engines) {
       expect(later).toEqual({ key: 'k', count: 31, windowStart: now, updatedAt: now + 59_999 })
       const [restarted] = await e.store.limits.apply([{ key: 'k', op: 'hit', windowMs: 60_000 }], now + 60_000)
       expect(restarted).toEqual({ key: 'k', count: 1, windowStart: now + 60_000, updatedAt: now + 60_000 })
+      await e.store.limits.apply([{ key: 'k', op: 'refund' }], now)
+      expect((await e.store.limits.get(['k']))[0]!.count).toBe(0)
+      await e.store.limits.apply([{ key: 'k', op: 'refund' }], now)
+      expect((await e.store.limits.get(['k']))[0]!.count).toBe(0)
       await e.store.limits.apply([{ key: 'k', op: 'reset' }], now)
       expect(await e.store.limits.get(['k'])).toEqual([])
+    }))
+
+    it('admits a guess and counts it in one step: of 20 racing reservations on two connections, exactly as many as the verdict allows', withEngine(async (e) => {
+      const second = e.second()
+      // Refused from the fifth count on, as a back-off of threshold 5 would be.
+      const verdict = (counters: Array<{ key: string; count: number }>) => (counters.some((c) => c.count >= 5) ? { limits: ['test'], waitMs: 1000 } : null)
+      const hits = [{ key: 'g1', op: 'hit' as const, windowMs: 60_000 }, { key: 'g2', op: 'hit' as const, windowMs: 60_000 }]
+      // Half the reservations name the keys in the other order: the locks must not deadlock.
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).limits.reserve(i % 4 < 2 ? hits : [...hits].reverse(), now, verdict)))
+      expect(results.filter((r) => r === null)).toHaveLength(5)
+      expect(results.filter((r) => r !== null)).toEqual(Array(15).fill({ limits: ['test'], waitMs: 1000 }))
+      expect((await e.store.limits.get(['g1', 'g2'])).map((c) => c.count)).toEqual([5, 5])
+      // A refusal writes nothing, even for a key the refused hits named that has no counter yet.
+      expect(await e.store.limits.reserve([...hits, { key: 'g3', op: 'hit', windowMs: 60_000 }], now, verdict)).not.toBeNull()
+      expect(await e.store.limits.get(['g3'])).toEqual([])
     }))
 
     it('issues at most the per-address limit of reset mails when requests race', withEngine(async (e) => {
@@ -298,7 +321,7 @@ for (const [engine, define, open] of engines) {
       })
       const ask = (p: PendingSignup, allowed = true) => e.store.signups.request({ tenantId: t.id, emailKey: 'ek', at: now, historySince: now - 3600_000, allowed: () => allowed, audit, pending: p })
       await ask(pending('c1', 'First'))
-      await e.store.signups.recordFailure({ tenantId: t.id, emailKey: 'ek', now, maxAttempts: 5, audit })
+      expect(await e.store.signups.reserveTry({ tenantId: t.id, emailKey: 'ek', now, maxAttempts: 5 })).toBe(true)
       expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c1', attempts: 1 })
       // Over the limits nothing is replaced; under them the next one replaces it, tries and all.
       expect(await ask(pending('c2', 'Second'), false)).toBe(false)
@@ -322,18 +345,21 @@ for (const [engine, define, open] of engines) {
       expect(late).toBe('email-taken')
       expect(await e.store.signups.find(t.id, 'ek2')).toBeNull()
 
-      // Five wrong tries spend it.
+      // Five tries, even racing, are all a code gets: each counted before it is judged.
       await ask({ ...pending('c5', 'Tried'), emailKey: 'ek3' })
-      for (let i = 0; i < 5; i++) await e.store.signups.recordFailure({ tenantId: t.id, emailKey: 'ek3', now, maxAttempts: 5, audit })
-      expect(await e.store.signups.find(t.id, 'ek3')).toMatchObject({ attempts: 5, spentAt: now })
-      expect(await e.store.signups.complete({ user: user(t.id, 'tried@example.com'), emailKey: 'ek3', codeHash: 'c5', now, maxAttempts: 5, audit })).toBe('spent')
+      const tries = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).signups.reserveTry({ tenantId: t.id, emailKey: 'ek3', now, maxAttempts: 5 })))
+      expect(tries.filter(Boolean)).toHaveLength(5)
+      expect(await e.store.signups.find(t.id, 'ek3')).toMatchObject({ attempts: 5 })
+      expect(await e.store.signups.reserveTry({ tenantId: t.id, emailKey: 'ek3', now, maxAttempts: 5 })).toBe(false)
+      expect(await e.store.signups.reserveTry({ tenantId: t.id, emailKey: 'ek3', now: now + 600_000, maxAttempts: 5 })).toBe(false)
       // Retention takes a pending sign-up once it can no longer be used, and only that one
       // (another one made in the same millisecond, still live, stays).
       await ask({ ...pending('c6', 'Live'), emailKey: 'ek4' })
-      expect(await e.store.prune('pendingSignups', now + 1, 10)).toBe(1)
-      expect(await e.store.signups.find(t.id, 'ek3')).toBeNull()
-      expect(await e.store.signups.find(t.id, 'ek4')).toMatchObject({ codeHash: 'c6' })
-      expect(await e.store.prune('pendingSignups', now + 600_001, 10)).toBe(1)
+      await e.store.signups.complete({ user: user(t.id, 'tried@example.com'), emailKey: 'ek4', codeHash: 'c6', now, maxAttempts: 5, audit })
+      await ask({ ...pending('c7', 'Live'), emailKey: 'ek5' })
+      expect(await e.store.prune('pendingSignups', now + 1, 10)).toBe(0)
+      expect(await e.store.prune('pendingSignups', now + 600_001, 10)).toBe(2)
+      expect(await e.store.signups.find(t.id, 'ek5')).toBeNull()
     }))
 
     it('turns a TOTP factor on once, accepts each step once and only forward, and spends a recovery code once under races', withEngine(async (e) => {
@@ -341,7 +367,7 @@ for (const [engine, define, open] of engines) {
       const audit = { at: now, type: 'mfa.enrolled', tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
       const factor = (sealedSecret: string) => ({ userId: u.id, sealedSecret, createdAt: now, confirmedAt: null, lastUsedStep: null })
       const codes = ['r1', 'r2', 'r3'].map((codeHash) => ({ id: Bun.randomUUIDv7(), userId: u.id, codeHash, usedAt: null }))
-      const confirm = (store: Store) => store.mfa.confirmTotp({ userId: u.id, step: 100, now, recoveryCodes: codes, mail: { ...mail(t.id), id: Bun.randomUUIDv7(), kind: 'mfa-enrolled' }, audit })
+      const confirm = (store: Store) => store.mfa.confirmTotp({ userId: u.id, step: 100, now, keepSessionId: 'none', recoveryCodes: codes, mail: { ...mail(t.id), id: Bun.randomUUIDv7(), kind: 'mfa-enrolled' }, audit })
       // An unconfirmed enrolment is replaced by the next one; confirmed, it cannot be.
       expect(await e.store.mfa.beginTotp(factor('first'))).toBe(true)
       expect(await e.store.mfa.beginTotp(factor('second'))).toBe(true)
@@ -388,14 +414,22 @@ for (const [engine, define, open] of engines) {
       expect(spends.filter(Boolean)).toHaveLength(1)
       expect((await e.store.mfa.findChallenge('raced'))!.spentAt).toBe(now + 1)
 
-      // Five failures, even racing, spend it: the right code after them finds nothing.
+      // Tries are counted before they are judged, with the account's counters: of 8 racing, 5
+      // are admitted and counted, and none after; a refusal of the counters writes nothing.
       const guessed = challenge('guessed')
       await e.store.mfa.createChallenge(guessed)
-      await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? second : e.store).mfa.recordChallengeFailure(guessed.id, now, 5)))
-      expect(await e.store.mfa.findChallenge('guessed')).toMatchObject({ attempts: 4, spentAt: null })
-      await e.store.mfa.recordChallengeFailure(guessed.id, now, 5)
-      expect(await e.store.mfa.findChallenge('guessed')).toMatchObject({ attempts: 5, spentAt: now })
-      expect(await e.store.mfa.spendChallenge(guessed.id, now, 5)).toBe(false)
+      const hits = [{ key: 'account', op: 'hit' as const, windowMs: 60_000 }]
+      const tryIt = (store: Store, verdict: (c: Array<{ count: number }>) => { limits: string[]; waitMs: number } | null = () => null) =>
+        store.mfa.reserveChallengeTry({ id: guessed.id, now, maxAttempts: 5, limits: hits, verdict })
+      expect(await tryIt(e.store, () => ({ limits: ['blocked'], waitMs: 1 }))).toEqual({ refused: { limits: ['blocked'], waitMs: 1 }, counted: false, admitted: false })
+      const tries = await Promise.all(Array.from({ length: 8 }, (_, i) => tryIt(i % 2 ? second : e.store)))
+      expect(tries.filter((t) => t.admitted)).toHaveLength(5)
+      expect(await e.store.mfa.findChallenge('guessed')).toMatchObject({ attempts: 5, spentAt: null })
+      expect((await e.store.limits.get(['account']))[0]!.count).toBe(5)
+      expect(await tryIt(e.store)).toEqual({ refused: null, counted: false, admitted: false })
+      // The fifth try's code may be the right one: it can still spend the challenge.
+      expect(await e.store.mfa.spendChallenge(guessed.id, now, 5)).toBe(true)
+      expect((await tryIt(e.store)).admitted).toBe(false)
 
       const expired = challenge('expired')
       await e.store.mfa.createChallenge(expired)

@@ -46,6 +46,8 @@ export type AuditType =
   | 'mfa.challenged'
   | 'mfa.failed'
   | 'mfa.recovery_code_used'
+  | 'session.reauthenticated'
+  | 'reauth.failed'
   | 'signup.requested'
   | 'signup.limited'
   | 'signup.completed'

@@ -2,6 +2,7 @@
 import type { Config } from '../config'
 import type { Clock } from './clock'
 import type { DomainEvent, Signal } from './events'
+import type { GuessTurns } from './guess-turns'
 import type { LimitRules } from './limits'
 import type { PasswordHasher } from './passwords'
 import type { RefusalTally } from './refusals'
@@ -24,6 +25,8 @@ export interface Deps {
     sealing: string
   }
   limitRules: LimitRules
+  /** Guesses at one account judged one at a time in this process (guess-turns.ts). */
+  guessTurns: GuessTurns
   /** Refused requests, counted and written in aggregate (see refusals.ts). */
   refusals: RefusalTally
   /** Told whenever mail is queued, so a running worker delivers it at once. */

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'invalid_code'
   | 'unauthorized'
   | 'user_disabled'
+  | 'step_up_required'
+  | 'invalid_credentials'
   | 'tenant_disabled'
   | 'cross_site'
   | 'tenant_user_password'
@@ -32,6 +34,8 @@ export class AppError extends Error {
     message: string,
     /** Seconds, sent as Retry-After on 429 and 503. */
     readonly retryAfter?: number,
+    /** Sent as WWW-Authenticate: what the client must prove to be let through. */
+    readonly challenge?: string,
   ) {
     super(message)
     this.name = 'AppError'
@@ -47,6 +51,11 @@ export const invalidOtp = () => new AppError(400, 'invalid_otp', 'Invalid or exp
 /** Any failure of a second-factor code or its login challenge: never says which. */
 export const invalidCode = () => new AppError(400, 'invalid_code', 'Invalid or expired code')
 export const unauthorized = () => new AppError(401, 'unauthorized', 'Unauthorized')
+/** A password or code that does not prove the signed-in user again (reauthenticate): never says which was wrong. */
+export const invalidCredentials = () => new AppError(400, 'invalid_credentials', 'Invalid password or code')
+/** A change that needs a recent proof of the user (product spec §18); the challenge is RFC 9470's. */
+export const stepUpRequired = (maxAgeSec: number) =>
+  new AppError(403, 'step_up_required', 'Step-up required: confirm your password or code with POST /api/v1/auth/reauthenticate', undefined, `Bearer error="insufficient_user_authentication", max_age=${maxAgeSec}`)
 export const userDisabled = () => new AppError(403, 'user_disabled', 'User is disabled')
 export const tenantDisabled = () => new AppError(403, 'tenant_disabled', 'Tenant is disabled')
 export const crossSiteRefused = () => new AppError(403, 'cross_site', 'Cross-site request refused')

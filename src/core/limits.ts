@@ -13,7 +13,7 @@ import type { Deps } from './deps'
 import type { RefusalType } from './refusals'
 import { tooManyRequests } from './errors'
 import { hmacSha256 } from './secrets'
-import type { LimitUpdate } from './store'
+import type { LimitUpdate, SessionStartRecord } from './store'
 import type { AuditEvent, LimitCounter } from './types'
 
 export interface WindowRule {
@@ -114,16 +114,22 @@ function refuse(deps: LimitDeps, refusal: Refusal, limits: string[], waitMs: num
   throw tooManyRequests(waitMs)
 }
 
+/** The rules that block now among `keyed`, by the counters as they stand. */
+function blockingOf(keyed: Array<{ rule: Rule; key: string }>, counters: LimitCounter[], now: number): Blocked | null {
+  const byKey = new Map(counters.map((c) => [c.key, c]))
+  const blocking = keyed.map(({ rule, key }) => ({ rule, waitMs: blockingMs(rule, byKey.get(key), now) })).filter(({ waitMs }) => waitMs > 0)
+  return blocking.length === 0 ? null : { limits: blocking.map(({ rule }) => rule.name), waitMs: Math.max(...blocking.map(({ waitMs }) => waitMs)) }
+}
+
 /**
- * The one limit guard: refuses (429, Retry-After the longest wait) if any of these subjects is
- * blocked now. It only reads: a refused request writes nothing, its refusal is tallied.
+ * Refuses (429, Retry-After the longest wait) if any of these subjects is blocked now. It
+ * only reads: for a request that spends nothing guessable. A guess of a secret is admitted by
+ * reserveGuess instead, which counts it in the same step.
  */
 export async function guardLimits(deps: LimitDeps, checks: Array<[Rule, string]>, refusal: Refusal): Promise<void> {
   const keyed = checks.map(([rule, subject]) => ({ rule, key: keyOf(deps, rule, subject) }))
-  const counters = new Map((await deps.store.limits.get(keyed.map((k) => k.key))).map((c) => [c.key, c]))
-  const now = deps.clock.now()
-  const blocking = keyed.map(({ rule, key }) => ({ rule, waitMs: blockingMs(rule, counters.get(key), now) })).filter(({ waitMs }) => waitMs > 0)
-  if (blocking.length > 0) refuse(deps, refusal, blocking.map(({ rule }) => rule.name), Math.max(...blocking.map(({ waitMs }) => waitMs)))
+  const blocked = blockingOf(keyed, await deps.store.limits.get(keyed.map((k) => k.key)), deps.clock.now())
+  if (blocked) refuse(deps, refusal, blocked.limits, blocked.waitMs)
 }
 
 /**
@@ -138,25 +144,73 @@ export async function spendBudget(deps: LimitDeps, rule: WindowRule, subject: st
   if (counter && counter.count > rule.limit) refuse(deps, refusal, [rule.name], counter.windowStart + rule.windowMs - now)
 }
 
-export type Outcome = { rule: Rule; subject: string; result: 'failure' | 'success' }
+/** A guess admitted by reserveGuess: already counted as a failure under each of its rules
+ *  (unless `counted` is false: a store that counts only guesses that could have matched). */
+export interface GuessReservation {
+  checks: Array<[Rule, string]>
+  counted: boolean
+}
 
-/** The counter changes for these outcomes: a failure is one more hit in the rule's window (for
- *  a back-off, the window of its run); a success ends a back-off run where the rule says so. */
-export function limitUpdates(deps: Pick<Deps, 'serverKeys'>, outcomes: Outcome[]): LimitUpdate[] {
-  return outcomes.flatMap(({ rule, subject, result }): LimitUpdate[] => {
+/** Why a reservation was refused: the rules that block, and the longest wait. */
+export type Blocked = { limits: string[]; waitMs: number }
+
+/** What a store runs in the one transaction that admits a guess: it reads the counters of
+ *  `hits`, asks `verdict`, and if that is null applies the hits (perhaps with writes of its own). */
+export type ReserveStep<R> = (hits: Array<Extract<LimitUpdate, { op: 'hit' }>>, now: number, verdict: (counters: LimitCounter[]) => Blocked | null) => Promise<{ refused: Blocked | null; counted: boolean } & R>
+
+/**
+ * Admits one guess of a secret (a password, a second-factor code, an OTP) under its rules,
+ * counting it as a failure in the same atomic step (product spec §18): a limit that only read
+ * its counters let a burst of concurrent guesses through before the first failure was
+ * written. Refused (429) when any subject blocks now, with nothing written. Once the guess is
+ * judged, settle says what becomes of the count. `step` is the store's transaction when the
+ * guess is counted together with other writes (an OTP's own tries).
+ */
+export async function reserveGuess<R = object>(deps: LimitDeps, checks: Array<[Rule, string]>, refusal: Refusal, step?: ReserveStep<R>): Promise<GuessReservation & R> {
+  const keyed = checks.map(([rule, subject]) => ({ rule, key: keyOf(deps, rule, subject) }))
+  const now = deps.clock.now()
+  const hits = keyed.map(({ rule, key }) => ({ key, op: 'hit' as const, windowMs: rule.windowMs }))
+  const verdict = (counters: LimitCounter[]) => blockingOf(keyed, counters, now)
+  const reserve: ReserveStep<R> = step ?? (async (h, n, v) => ({ refused: await deps.store.limits.reserve(h, n, v), counted: true }) as { refused: Blocked | null; counted: boolean } & R)
+  const { refused, ...result } = await reserve(hits, now, verdict)
+  if (refused) refuse(deps, refusal, refused.limits, refused.waitMs)
+  return { checks, ...(result as { counted: boolean } & R) }
+}
+
+/**
+ * What a judged guess does to the counts its reservation made: a failure keeps them; a
+ * success ends the back-off runs its rules end on success and takes its own count back from
+ * the others; `unjudged` (the secret was never checked: overload, a challenge already spent,
+ * or a right password whose second factor is still to come) takes every count back.
+ */
+export function settleGuess(deps: Pick<Deps, 'serverKeys'>, reservation: GuessReservation, verdict: 'failure' | 'success' | 'unjudged'): LimitUpdate[] {
+  if (verdict === 'failure' || !reservation.counted) return []
+  return reservation.checks.map(([rule, subject]): LimitUpdate => {
     const key = keyOf(deps, rule, subject)
-    if (result === 'success') return rule.kind === 'backoff' && rule.resetOnSuccess ? [{ key, op: 'reset' }] : []
-    return [{ key, op: 'hit', windowMs: rule.windowMs }]
+    return verdict === 'success' && rule.kind === 'backoff' && rule.resetOnSuccess ? { key, op: 'reset' } : { key, op: 'refund' }
   })
 }
 
-/** Records the outcomes' counter changes, and the audit event that reports them (in one transaction). */
-export async function recordOutcomes(deps: LimitDeps, outcomes: Outcome[], audit?: AuditEvent): Promise<void> {
-  await deps.store.limits.apply(limitUpdates(deps, outcomes), deps.clock.now(), audit)
+/** Applies settleGuess's updates, with the audit event of the outcome if given (one transaction). */
+export async function settle(deps: LimitDeps, reservation: GuessReservation, verdict: 'failure' | 'success' | 'unjudged', audit?: AuditEvent): Promise<void> {
+  const updates = settleGuess(deps, reservation, verdict)
+  if (updates.length === 0 && !audit) return
+  if (updates.length === 0) return deps.store.audit.record(audit!)
+  await deps.store.limits.apply(updates, deps.clock.now(), audit)
 }
 
-/** The counters a success deletes (limitUpdates' resets), for a store that commits them with
- *  the success's other writes. */
-export function limitResetsOnSuccess(deps: Pick<Deps, 'serverKeys'>, checks: Array<[Rule, string]>): string[] {
-  return limitUpdates(deps, checks.map(([rule, subject]) => ({ rule, subject, result: 'success' }))).map(({ key }) => key)
+/** settleGuess's updates as a session's start record carries them (store.ts). */
+export function sessionLimitUpdates(updates: LimitUpdate[]): Pick<SessionStartRecord, 'limitResets' | 'limitRefunds'> {
+  return { limitResets: updates.filter((u) => u.op === 'reset').map((u) => u.key), limitRefunds: updates.filter((u) => u.op === 'refund').map((u) => u.key) }
+}
+
+/** Runs `judge` under a reservation: should it throw before its verdict (overload, a database
+ *  error), the guess was never judged and its counts are taken back. */
+export async function judged<T>(deps: LimitDeps, reservation: GuessReservation, judge: () => Promise<T>): Promise<T> {
+  try {
+    return await judge()
+  } catch (error) {
+    await settle(deps, reservation, 'unjudged').catch(() => {})
+    throw error
+  }
 }

@@ -12,14 +12,18 @@
 import { randomBytes } from 'node:crypto'
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
-import { issueDeviceCookie, trustedDevice } from './device-cookies'
+import { reserveAccountGuess } from './account-guesses'
+import { issueDeviceCookie } from './device-cookies'
 import { badRequest, conflict, invalidCode, userDisabled } from './errors'
-import { guardLimits, ipSubject, limitResetsOnSuccess, recordOutcomes, type Rule } from './limits'
+import { judged, sessionLimitUpdates, settle, settleGuess } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { mfaNoticeMail, type MfaNotice } from './mail/templates'
 import { base32Encode, matchTotp, newTotpSecret, otpauthUrl, typedTotpCode } from './totp'
 import { hmacSha256, randomToken, seal, sha256, unseal } from './secrets'
-import type { OutboxMessage, RecoveryCode, Tenant, TotpFactor, User } from './types'
+import type { Caller } from './signed-in-user'
+import { requireRecentAuth } from './step-up'
+import type { SessionStartRecord } from './store'
+import type { MfaChallenge, OutboxMessage, RecoveryCode, Tenant, TotpFactor, User } from './types'
 import { getUser } from './users'
 
 export const MFA_CHALLENGE_TTL_MS = 5 * 60_000
@@ -61,8 +65,12 @@ export async function hasConfirmedTotp(deps: Pick<Deps, 'store'>, userId: string
   return (await deps.store.mfa.findTotp(userId))?.confirmedAt != null
 }
 
-/** POST /mfa/totp: a new secret, shown once; the factor counts only once a code confirms it. */
-export async function startTotpEnrolment(deps: MfaDeps, user: User, tenant: Tenant, actor: Actor): Promise<{ secret: string; otpauthUrl: string }> {
+/** POST /mfa/totp: a new secret, shown once; the factor counts only once a code confirms it.
+ *  Needs a recent proof of the user (step-up): whoever holds only a stolen token cannot add a
+ *  factor of their own. The confirmation needs the secret, which only this answer showed. */
+export async function startTotpEnrolment(deps: MfaDeps, caller: Caller, actor: Actor): Promise<{ secret: string; otpauthUrl: string }> {
+  requireRecentAuth(deps, caller)
+  const { user, tenant } = caller
   const secret = newTotpSecret()
   const now = deps.clock.now()
   const started = await deps.store.mfa.beginTotp({ userId: user.id, sealedSecret: sealSecret(deps, user.id, secret), createdAt: now, confirmedAt: null, lastUsedStep: null })
@@ -71,8 +79,11 @@ export async function startTotpEnrolment(deps: MfaDeps, user: User, tenant: Tena
   return { secret, otpauthUrl: otpauthUrl({ issuer: tenant.name, account: user.email, secret }) }
 }
 
-/** POST /mfa/totp/confirm: the first code turns the factor on and gives the recovery codes, once. */
-export async function confirmTotpEnrolment(deps: MfaDeps, user: User, tenant: Tenant, code: string, actor: Actor): Promise<{ recoveryCodes: string[] }> {
+/** POST /mfa/totp/confirm: the first code turns the factor on and gives the recovery codes,
+ *  once, and ends the user's other sessions: those opened with the password alone must not
+ *  keep an account its owner has just protected. */
+export async function confirmTotpEnrolment(deps: MfaDeps, caller: Caller, code: string, actor: Actor): Promise<{ recoveryCodes: string[] }> {
+  const { user, tenant } = caller
   const factor = await deps.store.mfa.findTotp(user.id)
   if (!factor || factor.confirmedAt !== null) throw badRequest('No two-factor enrolment in progress: start one with POST /mfa/totp')
   const now = deps.clock.now()
@@ -88,6 +99,7 @@ export async function confirmTotpEnrolment(deps: MfaDeps, user: User, tenant: Te
     userId: user.id,
     step,
     now,
+    keepSessionId: caller.sessionId,
     recoveryCodes: stored,
     mail: notice(deps, user, tenant, 'enrolled'),
     audit: auditEvent(deps, 'mfa.enrolled', actor, { tenantId: tenant.id, userId: user.id }),
@@ -128,17 +140,42 @@ async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenant, matc
   return used
 }
 
-/** DELETE /mfa/totp: the user turns the factor off, proving it with a code. */
-export async function disableTotp(deps: MfaDeps, user: User, tenant: Tenant, code: unknown, actor: Actor): Promise<void> {
-  const factor = await deps.store.mfa.findTotp(user.id)
-  if (factor?.confirmedAt == null) throw badRequest('Two-factor authentication is not on')
-  const matched = await matchSecondFactor(deps, user, factor, code)
-  if (!matched || !(await spendSecondFactor(deps, user, tenant, matched, 'disable'))) {
-    await audit(deps, 'mfa.failed', actor, { tenantId: tenant.id, userId: user.id, detail: { stage: 'disable' } })
-    throw invalidCode()
-  }
-  await deps.store.mfa.removeTotp({ userId: user.id, mail: notice(deps, user, tenant, 'disabled'), audit: auditEvent(deps, 'mfa.disabled', actor, { tenantId: tenant.id, userId: user.id, detail: { with: matched.kind } }) })
+/**
+ * DELETE /mfa/totp: the user turns the factor off, with a recent proof (step-up) and a code of
+ * the factor. The code is a guess like any other: counted against the account's login limits
+ * before it is judged, so a stolen token cannot try codes until one fits.
+ */
+export async function disableTotp(deps: VerifyDeps, caller: Caller, code: unknown, actor: Actor, deviceCookie?: string): Promise<void> {
+  requireRecentAuth(deps, caller)
+  const { user, tenant } = caller
+  await deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, async () => {
+    const factor = await deps.store.mfa.findTotp(user.id)
+    if (factor?.confirmedAt == null) throw badRequest('Two-factor authentication is not on')
+    const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }
+    const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie }, { perIpFailures: false, detail: about.detail })
+    const matched = await judged(deps, guess, () => matchSecondFactor(deps, user, factor, code))
+    if (!matched) {
+      await settle(deps, guess, 'failure', auditEvent(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'disable' } }))
+      throw invalidCode()
+    }
+    // A right code that a concurrent request spent first is no guess of this one's: not counted.
+    if (!(await spendSecondFactor(deps, user, tenant, matched, 'disable'))) {
+      await settle(deps, guess, 'unjudged')
+      throw invalidCode()
+    }
+    await settle(deps, guess, 'success')
+    await deps.store.mfa.removeTotp({ userId: user.id, mail: notice(deps, user, tenant, 'disabled'), audit: auditEvent(deps, 'mfa.disabled', actor, { ...about, detail: { with: matched.kind } }) })
+  })
   deps.mailQueued.notify()
+}
+
+/** Whether `code` is a current TOTP code of the user's factor, spending its step if so (a
+ *  recovery code is no proof here: it is for a lost phone at login). For reauthenticate. */
+export async function proveTotpCode(deps: MfaDeps, user: User, code: unknown): Promise<boolean> {
+  const factor = await deps.store.mfa.findTotp(user.id)
+  if (typeof code !== 'string' || typedTotpCode(code) === null) return false
+  const matched = await matchSecondFactor(deps, user, factor, code)
+  return matched?.kind === 'totp' && (await deps.store.mfa.useTotpStep(user.id, matched.step))
 }
 
 /** `authd users mfa-reset ID` and the admin API: removes a user's factor (a lost phone). Returns whether there was one. */
@@ -173,7 +210,7 @@ export async function issueMfaChallenge(deps: Pick<Deps, 'store' | 'clock'>, use
   return { mfaRequired: true, challengeToken: token, methods: MFA_METHODS }
 }
 
-type VerifyDeps = MfaDeps & Pick<Deps, 'keyRing' | 'limitRules' | 'refusals'>
+type VerifyDeps = MfaDeps & Pick<Deps, 'keyRing' | 'limitRules' | 'refusals' | 'guessTurns'>
 
 /** A passed challenge: who logged in, and how (sessions.ts starts the session). */
 export interface PassedChallenge {
@@ -182,8 +219,8 @@ export interface PassedChallenge {
   secondFactor: 'totp' | 'recovery'
   /** The device cookie to set: the one presented if it is this account's, else a new one. */
   deviceCookie: string
-  /** The back-off counters the success ends, deleted with the session it starts. */
-  limitResets: string[]
+  /** What the success does to the account's counters, committed with the session it starts. */
+  limitUpdates: Pick<SessionStartRecord, 'limitResets' | 'limitRefunds'>
 }
 
 /** POST /mfa/verify: checks the code against a live challenge and spends the challenge. */
@@ -204,35 +241,42 @@ export async function passMfaChallenge(
   // password). Disabling also spent the challenge, so re-enabling does not revive it.
   if (user.disabledAt !== null) throw userDisabled()
   if (challenge.spentAt !== null || challenge.expiresAt <= now || challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) throw invalidCode()
-  // Wrong codes meet the account's login back-off (§9), keyed as login keys it.
-  const rules = deps.limitRules
-  const device = trustedDevice(deps, tenant.id, user.email, input.deviceCookie)
-  const limits: Array<[Rule, string]> = device
-    ? [[rules.loginDevice, `${tenant.id}:${user.email}:${device}`]]
-    : [
-        [rules.loginAccountIp, `${tenant.id}:${user.email}:${ipSubject(actor.ip)}`],
-        [rules.loginAccount, `${tenant.id}:${user.email}`],
-      ]
-  const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }
-  await guardLimits(deps, limits, { type: 'login.limited', actor, tenantId: tenant.id, detail: about.detail })
+  return deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, () => judgeChallenge(deps, { ...input, challenge, user, now }, actor))
+}
 
-  const matched = await matchSecondFactor(deps, user, await deps.store.mfa.findTotp(user.id), input.code)
+async function judgeChallenge(
+  deps: VerifyDeps,
+  input: { tenant: Tenant; code: unknown; deviceCookie?: string; challenge: MfaChallenge; user: User; now: number },
+  actor: Actor,
+): Promise<PassedChallenge> {
+  const { tenant, challenge, user, now } = input
+  // Wrong codes meet the account's login back-off (§9), keyed as login keys it; the guess is
+  // counted there, and against the challenge's own tries, before it is judged.
+  const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }
+  // A challenge out of tries (or spent, or expired) takes no guess and counts none, as five
+  // wrong codes in a row would leave it, however many arrive at once.
+  const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie: input.deviceCookie }, { perIpFailures: false, detail: about.detail }, (limits, at, verdict) =>
+    deps.store.mfa.reserveChallengeTry({ id: challenge.id, now: at, maxAttempts: MFA_CHALLENGE_MAX_ATTEMPTS, limits, verdict }),
+  )
+  if (!guess.admitted) throw invalidCode()
+  const matched = await judged(deps, guess, async () => matchSecondFactor(deps, user, await deps.store.mfa.findTotp(user.id), input.code))
   if (!matched) {
-    await deps.store.mfa.recordChallengeFailure(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS)
-    const failed = auditEvent(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'login' } })
-    await recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result: 'failure' as const })), failed)
+    await settle(deps, guess, 'failure', auditEvent(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'login' } }))
     throw invalidCode()
   }
   // A right code: the challenge first (one session per challenge, however many right codes
   // race), then the code (once across challenges). Losing either race is no guess: not counted.
-  if (!(await deps.store.mfa.spendChallenge(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS))) throw invalidCode()
-  if (!(await spendSecondFactor(deps, user, tenant, matched, 'login'))) throw invalidCode()
+  const won = await judged(deps, guess, async () => (await deps.store.mfa.spendChallenge(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS)) && (await spendSecondFactor(deps, user, tenant, matched, 'login')))
+  if (!won) {
+    await settle(deps, guess, 'unjudged')
+    throw invalidCode()
+  }
   if (matched.kind === 'recovery') await audit(deps, 'mfa.recovery_code_used', actor, about)
   return {
     user,
     rememberMe: challenge.rememberMe,
     secondFactor: matched.kind,
-    deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, user.email),
-    limitResets: limitResetsOnSuccess(deps, limits),
+    deviceCookie: guess.device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, user.email),
+    limitUpdates: sessionLimitUpdates(settleGuess(deps, guess, 'success')),
   }
 }

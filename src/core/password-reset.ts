@@ -2,10 +2,10 @@
 // unknown addresses, after the same work: one OTP drawn and hashed, one mail composed, one
 // write transaction (the request is logged either way), and the mail is delivered later by
 // the outbox worker, never inline. Every OTP failure is the same 400.
-import { audit, auditEvent, maskEmail, type Actor } from './audit'
+import { auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { invalidOtp, userDisabled } from './errors'
-import { guardLimits, ipSubject, limitUpdates, recordOutcomes, spendBudget, type Rule } from './limits'
+import { ipSubject, judged, reserveGuess, settle, spendBudget, type Rule } from './limits'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { newOutboxMessage, passwordChangedNotice } from './mail/outbox'
 import { passwordResetOtpMail } from './mail/templates'
@@ -31,7 +31,7 @@ export function underAddressLimits(
   return intervalOver && lastHour.issued < limits.forgotAddressPerHour
 }
 
-type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals' | 'events'>
+type ResetDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued' | 'limitRules' | 'refusals' | 'events' | 'guessTurns'>
 
 /** Returns the normalised address (the response's data). */
 export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Tenant; email: string }, actor: Actor): Promise<string> {
@@ -83,6 +83,16 @@ export async function changePassword(
   const { tenant } = input
   const email = normaliseEmail(input.email)
   await spendBudget(deps, deps.limitRules.changePasswordIp, ipSubject(actor.ip), { type: 'password.limited', actor, tenantId: tenant.id })
+  // One guess at a time per account in this process: see guess-turns.ts.
+  return deps.guessTurns.inTurn(`${tenant.id}:${email}`, () => judgeOtp(deps, { ...input, email }, actor))
+}
+
+async function judgeOtp(
+  deps: ResetDeps & Pick<Deps, 'hasher'>,
+  input: { tenant: Tenant; email: string; otp: string; newPassword: string; deviceCookie?: string },
+  actor: Actor,
+): Promise<{ user: PublicUser; deviceCookie: string }> {
+  const { tenant, email } = input
   // Wrong codes are counted per address across OTPs: asking for a new code does not reset
   // the count (NIST). A browser with a device cookie for the account counts its own instead,
   // so a lock set by someone else does not keep the owner's browser from resetting.
@@ -90,37 +100,31 @@ export async function changePassword(
   const rules = deps.limitRules
   const lock: [Rule, string] = device ? [rules.otpDevice, `${tenant.id}:${email}:${device}`] : [rules.otpAccount, `${tenant.id}:${email}`]
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
-  await guardLimits(deps, [lock], { type: 'otp.limited', actor, ...about })
   const now = deps.clock.now()
   const addressKey = emailKey(deps.serverKeys.hmac, tenant.id, email)
   // The same look-ups for every address: an unknown one reads the OTP of a key no row has.
   const user = await deps.store.users.findByEmail(tenant.id, email)
   const otpOwner = user?.id ?? addressKey
   const record = await deps.store.passwordResets.findOtp(otpOwner)
-  const usable = record !== null && record.spentAt === null && record.expiresAt > now && record.attempts < OTP_MAX_ATTEMPTS
+  // The try is counted before the code is compared, in one transaction whatever the address:
+  // against the OTP's own tries (a burst of codes gets no more comparisons than 5 in a row)
+  // and, only while a code could have matched (a reset was issued in the last 10 minutes,
+  // with tries left, decided from the request log that registered and unknown addresses
+  // alike have), toward the account's lock: wrong codes sent when no code exists cannot
+  // lock the owner's reset.
+  const guess = await reserveGuess(deps, [lock], { type: 'otp.limited', actor, ...about }, (hits, at, verdict) =>
+    deps.store.passwordResets.reserveTry({ tenantId: tenant.id, emailKey: addressKey, otpOwner, now: at, ttlMs: OTP_TTL_MS, maxAttempts: OTP_MAX_ATTEMPTS, limits: hits, verdict }),
+  )
   const presented = otpHash(deps.serverKeys.hmac, otpOwner, input.otp)
-  if (!user || !usable || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, record.codeHash)) {
-    // One write transaction whatever the address. The try counts toward the lock only while
-    // a code could have matched (a reset was issued in the last 10 minutes, with tries left),
-    // decided from the request log that registered and unknown addresses alike have: wrong
-    // codes sent when no code exists cannot lock the owner's reset.
-    await deps.store.passwordResets.recordFailure({
-      tenantId: tenant.id,
-      emailKey: addressKey,
-      otpOwner,
-      now,
-      ttlMs: OTP_TTL_MS,
-      maxAttempts: OTP_MAX_ATTEMPTS,
-      limits: limitUpdates(deps, [{ rule: lock[0], subject: lock[1], result: 'failure' }]),
-      audit: auditEvent(deps, 'otp.failed', actor, { ...about, userId: user?.id }),
-    })
+  if (!user || !record || !guess.admitted || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, record.codeHash)) {
+    await settle(deps, guess, 'failure', auditEvent(deps, 'otp.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, counted: guess.counted } }))
     throw invalidOtp()
   }
   if (user.disabledAt !== null) throw userDisabled()
 
-  // A weak password does not spend the OTP: the user may try again with a better one.
-  const password = await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)
-  const passwordHash = await deps.hasher.hash(password)
+  // A weak password does not spend the OTP: the user may try again with a better one (each
+  // submission is one of the code's tries), and the account's lock takes the count back.
+  const passwordHash = await judged(deps, guess, async () => deps.hasher.hash(await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)))
   const notice = passwordChangedNotice(tenant, user, now)
   const changed = await deps.store.passwordResets.complete({
     userId: user.id,
@@ -135,8 +139,7 @@ export async function changePassword(
   // Lost the race to a concurrent use of the same code: that one changed the password.
   if (!changed) throw invalidOtp()
   deps.mailQueued.notify()
-  await recordOutcomes(deps, [{ rule: lock[0], subject: lock[1], result: 'success' }])
-  await audit(deps, 'password.changed', actor, { ...about, userId: user.id })
+  await settle(deps, guess, 'success', auditEvent(deps, 'password.changed', actor, { ...about, userId: user.id }))
   // The browser that proved the mailbox is the owner's: it becomes a trusted device.
   return { user: toPublicUser({ ...user, passwordHash }, tenant), deviceCookie: input.deviceCookie && device ? input.deviceCookie : issueDeviceCookie(deps, tenant.id, email) }
 }

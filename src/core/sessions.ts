@@ -6,15 +6,16 @@ import { signAccessToken } from './access-tokens'
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, tenantDisabled, unauthorized, userDisabled, type ErrorCode } from './errors'
-import { guardLimits, ipSubject, limitResetsOnSuccess, recordOutcomes, type Outcome, type Rule } from './limits'
-import { issueDeviceCookie, trustedDevice } from './device-cookies'
+import { reserveAccountGuess } from './account-guesses'
+import { judged, sessionLimitUpdates, settle, settleGuess } from './limits'
+import { issueDeviceCookie } from './device-cookies'
 import { hasConfirmedTotp, issueMfaChallenge, passMfaChallenge, type MfaChallengeAnswer } from './mfa'
 import { normalisePassword } from './password-policy'
 import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
 import { listSessions, type SessionView } from './signed-in-user'
 import type { SessionOrigin, SessionStartRecord } from './store'
-import type { AuditEvent, RefreshFamily, RefreshToken, Tenant, User } from './types'
+import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
 
 export interface Session {
@@ -32,7 +33,7 @@ export interface LoginResult extends Session {
 
 type SessionDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing'>
 
-type LoginDeps = SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals' | 'events'>
+type LoginDeps = SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals' | 'events' | 'guessTurns'>
 type LoginInput = { tenant: Tenant; email: string; password: string; rememberMe: boolean; deviceCookie?: string }
 
 /** How a refused login is reported, by the code of its error (a malformed request is none). */
@@ -48,7 +49,8 @@ export type LoginAnswer = ({ kind: 'session' } & LoginResult) | ({ kind: 'mfa' }
 
 export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginAnswer> {
   try {
-    const result = await authenticate(deps, input, actor)
+    // One guess at a time per account in this process: see guess-turns.ts.
+    const result = await deps.guessTurns.inTurn(`${input.tenant.id}:${normaliseEmail(input.email)}`, () => authenticate(deps, input, actor))
     // A challenge is no login yet: /mfa/verify reports the success.
     deps.events.notify({ kind: 'login', outcome: result.kind === 'mfa' ? 'challenged' : 'succeeded' })
     return result
@@ -64,41 +66,30 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
   deps.hasher.assertCapacity()
   const { tenant } = input
   const email = normaliseEmail(input.email)
-  const rules = deps.limitRules
-  // Keyed by the address as typed, registered or not: unknown addresses meet the same limits.
-  // A browser with this account's device cookie is held to its own budget instead of the
-  // ones anybody can exhaust (the account's, the IP's): see device-cookies.ts.
-  const device = trustedDevice(deps, tenant.id, email, input.deviceCookie)
-  const limits: Array<[Rule, string]> = device
-    ? [[rules.loginDevice, `${tenant.id}:${email}:${device}`]]
-    : [
-        [rules.loginAccountIp, `${tenant.id}:${email}:${ipSubject(actor.ip)}`],
-        [rules.loginAccount, `${tenant.id}:${email}`],
-        [rules.loginIpFailures, ipSubject(actor.ip)],
-      ]
-  const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
-  await guardLimits(deps, limits, { type: 'login.limited', actor, ...about })
-  const record = (result: Outcome['result'], event: AuditEvent) => recordOutcomes(deps, limits.map(([rule, subject]) => ({ rule, subject, result })), event)
-
   const password = normalisePassword(input.password)
-  const user = await deps.store.users.findByEmail(tenant.id, email)
-  const verified = user?.passwordHash
-    ? await deps.hasher.verify(password, user.passwordHash)
-    : // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
-      await deps.hasher.verifyDummy(password, dummySeed(deps, tenant.id, email))
+  const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
+  // Counted before it is judged: a burst of guesses meets the back-off as the same guesses in a row would.
+  const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email, actor, deviceCookie: input.deviceCookie }, { perIpFailures: true, detail: about.detail })
+  const { user, verified } = await judged(deps, guess, async () => {
+    const user = await deps.store.users.findByEmail(tenant.id, email)
+    const verified = user?.passwordHash
+      ? await deps.hasher.verify(password, user.passwordHash)
+      : // Same work for an unknown e-mail as for a wrong password: no account enumeration by timing.
+        await deps.hasher.verifyDummy(password, dummySeed(deps, tenant.id, email))
+    return { user, verified }
+  })
   if (!user || !verified) {
-    await record('failure', auditEvent(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } }))
+    await settle(deps, guess, 'failure', auditEvent(deps, 'login.failed', actor, { ...about, userId: user?.id, detail: { ...about.detail, reason: user ? 'wrong-password' : 'unknown-email' } }))
     throw unauthorized()
   }
   // With a second factor, the password alone is no success: the back-off run it would end goes
   // on until the challenge is passed (wrong codes count in it), else knowing the password
-  // would reset the guessing budget for codes at every login.
+  // would reset the guessing budget for codes at every login. The password's own count is
+  // taken back (it was right).
   const secondFactor = await hasConfirmedTotp(deps, user.id)
   // Only someone who knows the password learns that the account is disabled.
   if (user.disabledAt !== null) {
-    const failed = auditEvent(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } })
-    if (secondFactor) await deps.store.audit.record(failed)
-    else await record('success', failed)
+    await settle(deps, guess, secondFactor ? 'unjudged' : 'success', auditEvent(deps, 'login.failed', actor, { ...about, userId: user.id, detail: { ...about.detail, reason: 'user-disabled' } }))
     throw userDisabled()
   }
   const now = deps.clock.now()
@@ -108,13 +99,16 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
 
   // The second step exists only after the right password: a wrong one costs the same whether
   // or not the user has a second factor.
-  if (secondFactor) return { kind: 'mfa', ...(await issueMfaChallenge(deps, user, tenant, input.rememberMe, actor)) }
+  if (secondFactor) {
+    await settle(deps, guess, 'unjudged')
+    return { kind: 'mfa', ...(await issueMfaChallenge(deps, user, tenant, input.rememberMe, actor)) }
+  }
   // The success ends the back-off runs in the session's own transaction, with its audit event.
   const session = await startSession(deps, user, tenant, input.rememberMe, actor, ['pwd'], {
-    limitResets: limitResetsOnSuccess(deps, limits),
-    audit: auditEvent(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: device !== null } }),
+    ...sessionLimitUpdates(settleGuess(deps, guess, 'success')),
+    audit: auditEvent(deps, 'login.succeeded', actor, { ...about, userId: user.id, detail: { ...about.detail, rememberMe: input.rememberMe, trustedDevice: guess.device !== null } }),
   })
-  return { kind: 'session', ...session, deviceCookie: device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
+  return { kind: 'session', ...session, deviceCookie: guess.device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, email) }
 }
 
 /** POST /mfa/verify: a passed challenge is the login's answer, its access tokens with amr pwd+otp. */
@@ -126,7 +120,7 @@ export async function loginWithSecondFactor(
   const passed = await passMfaChallenge(deps, input, actor)
   const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor }
   const succeeded = auditEvent(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
-  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'], { limitResets: passed.limitResets, audit: succeeded })
+  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'], { ...passed.limitUpdates, audit: succeeded })
   deps.events.notify({ kind: 'login', outcome: 'succeeded' })
   return { ...session, deviceCookie: passed.deviceCookie }
 }
@@ -147,6 +141,7 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
     revokedAt: null,
     revokedReason: null,
     amr: amr.join(','),
+    authAt: now,
   }
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()

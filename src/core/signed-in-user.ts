@@ -13,6 +13,8 @@ export interface Caller {
   tenant: Tenant
   /** The session (refresh family) the access token was issued to. */
   sessionId: string
+  /** When the user last proved who they are in that session (login or reauthenticate). */
+  authAt: number
 }
 
 /** One of the user's sessions, as the user (and an admin) sees it: never a token. */
@@ -53,7 +55,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
   if (!found || found.family.userId !== claims.sub || !isLive(found.family, now)) throw unauthorized()
   if (found.user.disabledAt !== null) throw userDisabled()
   if (found.tenant.disabledAt !== null) throw tenantDisabled()
-  return { user: found.user, tenant: found.tenant, sessionId: found.family.id }
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
 }
 
 const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null && family.expiresAt > now

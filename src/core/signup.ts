@@ -160,11 +160,13 @@ export async function verifyEmail(
   const now = deps.clock.now()
   const addressKey = emailKey(deps.serverKeys.hmac, tenant.id, email)
   const pending = await deps.store.signups.find(tenant.id, addressKey)
-  const usable = pending !== null && pending.spentAt === null && pending.expiresAt > now && pending.attempts < OTP_MAX_ATTEMPTS
+  // The try is counted before the code is compared: a burst of codes gets no more
+  // comparisons than five in a row would.
+  const admitted = await deps.store.signups.reserveTry({ tenantId: tenant.id, emailKey: addressKey, now, maxAttempts: OTP_MAX_ATTEMPTS })
   const presented = otpHash(deps.serverKeys.hmac, codeOwner(addressKey), input.otp)
   const about = { tenantId: tenant.id, detail: { email: maskEmail(email) } }
-  if (!usable || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, pending.codeHash)) {
-    await deps.store.signups.recordFailure({ tenantId: tenant.id, emailKey: addressKey, now, maxAttempts: OTP_MAX_ATTEMPTS, audit: auditEvent(deps, 'signup.failed', actor, about) })
+  if (!pending || !admitted || !OTP_PATTERN.test(input.otp) || !safeEqual(presented, pending.codeHash)) {
+    await deps.store.audit.record(auditEvent(deps, 'signup.failed', actor, about))
     throw invalidOtp()
   }
   // The tenant's domains may have changed since the code was sent.

@@ -2,6 +2,7 @@
 // SQLite (and later PostgreSQL). Every method is atomic by itself: where a rule needs
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
+import type { Blocked } from './limits'
 import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, MfaChallenge, PasswordResetOtp, PendingSignup, RecoveryCode, TotpFactor, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
 
 export interface TenantStore {
@@ -84,27 +85,28 @@ export interface PasswordResetStore {
   /** The OTP row of `owner`: a userId (for an unknown address, a key no row has). */
   findOtp(owner: string): Promise<PasswordResetOtp | null>
   /**
-   * A wrong code, as one transaction doing the same work for every address: a try is counted
-   * against the address's latest reset request if it was issued within `ttlMs` and has fewer
-   * than `maxAttempts` tries (then a code could have matched, and `limits` are applied: the
-   * result is true), a try against the owner's live OTP (spent at `maxAttempts`), and the
-   * audit event.
+   * Admits one try of a code before it is judged, as one transaction doing the same work for
+   * every address: unless `verdict` refuses on the counters of `limits` (the account's OTP
+   * lock; nothing is written then), the try is counted against the address's latest reset
+   * request if it was issued within `ttlMs` and has fewer than `maxAttempts` tries (then a
+   * code could match: `counted`, and the `limits` hits are applied), and against the owner's
+   * live OTP if it has tries left (`admitted`: only then may the code be compared).
    */
-  recordFailure(input: {
+  reserveTry(input: {
     tenantId: string
     emailKey: string
     otpOwner: string
     now: number
     ttlMs: number
     maxAttempts: number
-    limits: LimitUpdate[]
-    audit: AuditEvent
-  }): Promise<boolean>
+    limits: Array<Extract<LimitUpdate, { op: 'hit' }>>
+    verdict: (counters: LimitCounter[]) => Blocked | null
+  }): Promise<{ refused: Blocked | null; counted: boolean; admitted: boolean }>
   /**
-   * Spends the OTP, if it is still the live, unspent, unexpired one with this hash and fewer
-   * than `maxAttempts` failures, and in the same transaction sets the password, revokes every
-   * session, queues the notice and closes the address's reset requests to further tries.
-   * False when the OTP was no longer usable (lost a race).
+   * Spends the OTP, if it is still the live, unspent, unexpired one with this hash and at most
+   * `maxAttempts` tries (its own reserved try included), and in the same transaction sets the
+   * password, revokes every session, queues the notice and closes the address's reset
+   * requests to further tries. False when the OTP was no longer usable (lost a race).
    */
   complete(input: {
     userId: string
@@ -128,12 +130,13 @@ export interface SignupStore {
    */
   request(input: HistoryGuardedRequest & { pending?: PendingSignup }): Promise<boolean>
   find(tenantId: string, emailKey: string): Promise<PendingSignup | null>
-  /** A wrong code: one more try against the pending sign-up (spent at `maxAttempts`), and the audit event. */
-  recordFailure(input: { tenantId: string; emailKey: string; now: number; maxAttempts: number; audit: AuditEvent }): Promise<void>
+  /** Counts one try against the address's pending sign-up before its code is judged, if it is
+   *  unspent, unexpired and has tries left; false if not (no code may be compared then). */
+  reserveTry(input: { tenantId: string; emailKey: string; now: number; maxAttempts: number }): Promise<boolean>
   /**
    * Creates `user` from the pending sign-up, if it is still the unspent, unexpired one with
-   * this code hash and fewer than `maxAttempts` tries, deleting it, with the audit event; one
-   * transaction. 'spent' when the sign-up was no longer usable (lost a race), 'email-taken'
+   * this code hash and at most `maxAttempts` tries (its own reserved try included), deleting
+   * it, with the audit event; one transaction. 'spent' when the sign-up was no longer usable (lost a race), 'email-taken'
    * when the address became a user meanwhile (the sign-up is deleted then too).
    */
   complete(input: { user: User; emailKey: string; codeHash: string; now: number; maxAttempts: number; audit: AuditEvent }): Promise<'created' | 'spent' | 'email-taken'>
@@ -145,10 +148,12 @@ export interface MfaStore {
   beginTotp(factor: TotpFactor): Promise<boolean>
   /**
    * Confirms the user's unconfirmed factor with the step of the code entered, replaces the
-   * recovery codes, queues the mail and records the audit event; one transaction. False when
-   * there was no unconfirmed factor any more (a concurrent confirmation won).
+   * recovery codes, ends every session of the user but `keepSessionId` (sessions opened
+   * before the account was protected must not keep it), queues the mail and records the audit
+   * event; one transaction. False when there was no unconfirmed factor any more (a
+   * concurrent confirmation won).
    */
-  confirmTotp(input: { userId: string; step: number; now: number; recoveryCodes: RecoveryCode[]; mail: OutboxMessage; audit: AuditEvent }): Promise<boolean>
+  confirmTotp(input: { userId: string; step: number; now: number; keepSessionId: string; recoveryCodes: RecoveryCode[]; mail: OutboxMessage; audit: AuditEvent }): Promise<boolean>
   /** Records `step` as used if it is after the last used one; false if it is not (a replay, or a concurrent use). */
   useTotpStep(userId: string, step: number): Promise<boolean>
   /** Spends the user's unused recovery code with this hash and queues `notice` (if given) with it; false if there is none. */
@@ -162,9 +167,21 @@ export interface MfaStore {
   removeTotp(input: { userId: string; mail?: OutboxMessage; audit: AuditEvent }): Promise<boolean>
   createChallenge(challenge: MfaChallenge): Promise<void>
   findChallenge(tokenHash: string): Promise<MfaChallenge | null>
-  /** One wrong code against the challenge (spent at `maxAttempts`). */
-  recordChallengeFailure(id: string, now: number, maxAttempts: number): Promise<void>
-  /** Spends the challenge if it is still unspent, unexpired and under `maxAttempts`; false if not (a concurrent verification won). */
+  /**
+   * Admits one try of a code against the challenge before it is judged, in one transaction:
+   * none if the challenge is spent, expired or out of tries (`admitted` false, nothing
+   * written); none if `verdict` refuses on the counters of `limits` (the account's login
+   * back-off: `refused`, nothing written); else the challenge's try and the `limits` hits.
+   */
+  reserveChallengeTry(input: {
+    id: string
+    now: number
+    maxAttempts: number
+    limits: Array<Extract<LimitUpdate, { op: 'hit' }>>
+    verdict: (counters: LimitCounter[]) => Blocked | null
+  }): Promise<{ refused: Blocked | null; counted: boolean; admitted: boolean }>
+  /** Spends the challenge if it is still unspent, unexpired and within `maxAttempts` tries (its
+   *  own reserved try included); false if not (a concurrent verification won). */
   spendChallenge(id: string, now: number, maxAttempts: number): Promise<boolean>
 }
 
@@ -218,6 +235,8 @@ export interface SessionOrigin {
  *  per login rather than three, and no session without its audit row after a crash. */
 export interface SessionStartRecord {
   limitResets: string[]
+  /** Counters that take back the login's own reserved guess (core/limits.ts settleGuess). */
+  limitRefunds: string[]
   audit: AuditEvent
 }
 
@@ -236,6 +255,9 @@ export interface SessionStore {
   revokeFamily(familyId: string, revokedAt: number, reason: string, audit: AuditEvent): Promise<void>
   /** Revokes every live family of the user; returns how many. */
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>
+  /** Records that the user proved who they are again in this session (if it is live), with the
+   *  audit event; false if the session is no longer live. */
+  markAuthenticated(familyId: string, at: number, audit: AuditEvent): Promise<boolean>
 }
 
 /** One change to a limit counter. The store only counts; what a count means (a spent budget,
@@ -244,9 +266,18 @@ export type LimitUpdate =
   /** One more hit in a fixed window (restarted once the window is over); updatedAt becomes now. */
   | { key: string; op: 'hit'; windowMs: number }
   | { key: string; op: 'reset' }
+  /** Takes one hit back (a reserved guess that succeeded or was never judged): count less one, never below 0. */
+  | { key: string; op: 'refund' }
 
 export interface LimitStore {
   get(keys: string[]): Promise<LimitCounter[]>
+  /**
+   * A guess's reservation: reads the counters of `hits` and, unless `verdict` refuses on
+   * them (returns non-null), applies the hits; atomically with every other reservation of the
+   * same keys, on any instance, so a burst is counted as the same guesses in a row would be.
+   * Returns the verdict (null: admitted and counted).
+   */
+  reserve<T>(hits: Array<Extract<LimitUpdate, { op: 'hit' }>>, now: number, verdict: (counters: LimitCounter[]) => T | null): Promise<T | null>
   /** Applies the updates in one transaction, with the audit event of the outcome that made them
    *  if given; returns the counters they touched, as they are after it. */
   apply(updates: LimitUpdate[], now: number, audit?: AuditEvent): Promise<LimitCounter[]>

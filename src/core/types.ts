@@ -78,6 +78,8 @@ export interface RefreshFamily {
   revokedReason: string | null
   /** How the user proved who they are at login, as stored: `pwd`, or `pwd,otp` (the access tokens' `amr`). */
   amr: string
+  /** When the user last proved who they are in this session: its login, or a reauthentication. */
+  authAt: number
 }
 
 export interface RefreshToken {

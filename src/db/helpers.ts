@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNull, ne } from 'drizzle-orm'
 import type { OutboxMessage } from '../core/types'
 import type { Db } from './client'
 import { groupCommitOf } from './group-commit'
@@ -34,9 +34,15 @@ export function spendOutstandingSecrets(db: Db, owner: SecretsOwner, now: number
   db.update(mfaChallenges).set({ spentAt: now }).where(and(ofOwner(mfaChallenges.userId), isNull(mfaChallenges.spentAt))).run()
 }
 
+/** Whose sessions to end: one user's (perhaps all but one session of theirs), or a tenant's. */
+export type SessionsOwner = { userId: string; exceptFamilyId?: string } | { tenantId: string }
+
 /** Inside the caller's transaction: revokes every live session of the user (or tenant); returns how many. */
-export function revokeSessionsOf(db: Db, owner: SecretsOwner, now: number, reason: string): number {
-  const ofOwner = 'userId' in owner ? eq(refreshFamilies.userId, owner.userId) : eq(refreshFamilies.tenantId, owner.tenantId)
+export function revokeSessionsOf(db: Db, owner: SessionsOwner, now: number, reason: string): number {
+  const ofOwner =
+    'userId' in owner
+      ? and(eq(refreshFamilies.userId, owner.userId), owner.exceptFamilyId === undefined ? undefined : ne(refreshFamilies.id, owner.exceptFamilyId))
+      : eq(refreshFamilies.tenantId, owner.tenantId)
   return changesOf(db.update(refreshFamilies).set({ revokedAt: now, revokedReason: reason }).where(and(ofOwner, isNull(refreshFamilies.revokedAt))).run())
 }
 

@@ -19,6 +19,7 @@ export function limitWriter(db: Db): (updates: LimitUpdate[], now: number) => Li
       updated_at = $now
     RETURNING key, count, window_start AS windowStart, updated_at AS updatedAt`)
   const reset = db.$client.prepare('DELETE FROM limit_counters WHERE key = $key')
+  const refund = db.$client.prepare('UPDATE limit_counters SET count = count - 1 WHERE key = $key AND count > 0')
 
   const applyOne = (update: LimitUpdate, now: number): LimitCounter | null => {
     switch (update.op) {
@@ -27,23 +28,40 @@ export function limitWriter(db: Db): (updates: LimitUpdate[], now: number) => Li
       case 'reset':
         reset.run({ key: update.key })
         return null
+      case 'refund':
+        refund.run({ key: update.key })
+        return null
     }
   }
 
   return (updates, now) => updates.map((u) => applyOne(u, now)).filter((c): c is LimitCounter => c !== null)
 }
 
-export function createLimitStore(db: Db): LimitStore {
-  const write = limitWriter(db)
-  const writeAudit = auditWriter(db)
-  // One prepared statement for any number of keys (a login reads three), the keys as a JSON array.
+/** Reads counters by key. One prepared statement for any number of keys (a login reads
+ *  three), the keys as a JSON array. */
+export function limitReader(db: Db): (keys: string[]) => LimitCounter[] {
   const countersByKey = db.$client.prepare<LimitCounter, [string]>(
     'SELECT key, count, window_start AS windowStart, updated_at AS updatedAt FROM limit_counters WHERE key IN (SELECT value FROM json_each(?))',
   )
+  return (keys) => (keys.length === 0 ? [] : countersByKey.all(JSON.stringify(keys)))
+}
+
+export function createLimitStore(db: Db): LimitStore {
+  const write = limitWriter(db)
+  const read = limitReader(db)
+  const writeAudit = auditWriter(db)
   return {
     async get(keys) {
-      if (keys.length === 0) return []
-      return countersByKey.all(JSON.stringify(keys))
+      return read(keys)
+    },
+    async reserve(hits, now, verdict) {
+      // BEGIN IMMEDIATE holds the write lock from the read to the hits: no other
+      // reservation, in this process or another, reads the counters in between.
+      return immediate(db, () => {
+        const refused = verdict(read(hits.map((h) => h.key)))
+        if (refused === null) write(hits, now)
+        return refused
+      })
     },
     async apply(updates, now, audit) {
       if (updates.length === 0 && !audit) return []

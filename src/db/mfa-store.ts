@@ -1,15 +1,17 @@
 // Second factors over SQLite (core/mfa.ts). The conditional writes here are what make a TOTP
 // code work once, a recovery code once, and a challenge give one session however many race.
-import { and, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, count, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { MfaStore } from '../core/store'
 import type { Db } from './client'
-import { changesOf, immediate } from './helpers'
-import { toAuditRow } from './limit-audit-stores'
+import { changesOf, immediate, revokeSessionsOf } from './helpers'
+import { limitReader, limitWriter, toAuditRow } from './limit-audit-stores'
 import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp } from './schema'
 
 export function createMfaStore(db: Db): MfaStore {
   const totpByUser = db.select().from(mfaTotp).where(eq(mfaTotp.userId, sql.placeholder('userId'))).prepare()
   const challengeByHash = db.select().from(mfaChallenges).where(eq(mfaChallenges.tokenHash, sql.placeholder('hash'))).prepare()
+  const readLimits = limitReader(db)
+  const writeLimits = limitWriter(db)
   return {
     async findTotp(userId) {
       return totpByUser.get({ userId }) ?? null
@@ -23,7 +25,7 @@ export function createMfaStore(db: Db): MfaStore {
         return true
       })
     },
-    async confirmTotp({ userId, step, now, recoveryCodes, mail, audit }) {
+    async confirmTotp({ userId, step, now, keepSessionId, recoveryCodes, mail, audit }) {
       return immediate(db, () => {
         const confirmed = db
           .update(mfaTotp)
@@ -33,6 +35,7 @@ export function createMfaStore(db: Db): MfaStore {
         if (changesOf(confirmed) !== 1) return false
         db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run()
         db.insert(mfaRecoveryCodes).values(recoveryCodes).run()
+        revokeSessionsOf(db, { userId, exceptFamilyId: keepSessionId }, now, 'mfa-enabled')
         db.insert(mailOutbox).values(mail).run()
         db.insert(auditEvents).values(toAuditRow(audit)).run()
         return true
@@ -87,23 +90,23 @@ export function createMfaStore(db: Db): MfaStore {
     async findChallenge(tokenHash) {
       return challengeByHash.get({ hash: tokenHash }) ?? null
     },
-    async recordChallengeFailure(id, now, maxAttempts) {
-      await immediate(db, () =>
-        db.update(mfaChallenges)
-          .set({
-            attempts: sql`${mfaChallenges.attempts} + 1`,
-            spentAt: sql`CASE WHEN ${mfaChallenges.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
-          })
-          .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt)))
-          .run(),
-      )
+    async reserveChallengeTry({ id, now, maxAttempts, limits, verdict }) {
+      return immediate(db, () => {
+        const challenge = db.select().from(mfaChallenges).where(eq(mfaChallenges.id, id)).get()
+        if (!challenge || challenge.spentAt !== null || challenge.expiresAt <= now || challenge.attempts >= maxAttempts) return { refused: null, counted: false, admitted: false }
+        const refused = verdict(readLimits(limits.map((l) => l.key)))
+        if (refused) return { refused, counted: false, admitted: false }
+        db.update(mfaChallenges).set({ attempts: sql`${mfaChallenges.attempts} + 1` }).where(eq(mfaChallenges.id, id)).run()
+        writeLimits(limits, now)
+        return { refused: null, counted: true, admitted: true }
+      })
     },
     async spendChallenge(id, now, maxAttempts) {
       return immediate(db, () =>
         changesOf(
           db.update(mfaChallenges)
             .set({ spentAt: now })
-            .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt), gt(mfaChallenges.expiresAt, now), lt(mfaChallenges.attempts, maxAttempts)))
+            .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt), gt(mfaChallenges.expiresAt, now), lte(mfaChallenges.attempts, maxAttempts)))
             .run(),
         ) === 1,
       )

@@ -1,10 +1,10 @@
 // Password resets (OTPs) and setup tokens over SQLite. The conditional writes here are what
 // make "20 concurrent uses of one OTP give one success" hold.
-import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
 import type { PasswordResetStore, SetupTokenStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate, replacePasswordInTransaction, spendOutstandingSecrets } from './helpers'
-import { limitWriter } from './limit-audit-stores'
+import { limitReader, limitWriter } from './limit-audit-stores'
 import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPasswordResetStore(db: Db): PasswordResetStore {
@@ -19,6 +19,7 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
       ORDER BY created_at DESC, id DESC LIMIT 1
     ) AND created_at > $since AND attempts < $maxAttempts`)
   const writeLimits = limitWriter(db)
+  const readLimits = limitReader(db)
   return {
     async request({ tenantId, emailKey, at, historySince, allowed, audit, otp, mail }) {
       return immediate(db, () => {
@@ -48,19 +49,20 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
     async findOtp(owner) {
       return otpByUser.get({ userId: owner }) ?? null
     },
-    async recordFailure({ tenantId, emailKey, otpOwner, now, ttlMs, maxAttempts, limits, audit }) {
+    async reserveTry({ tenantId, emailKey, otpOwner, now, ttlMs, maxAttempts, limits, verdict }) {
       return immediate(db, () => {
+        const refused = verdict(readLimits(limits.map((l) => l.key)))
+        if (refused) return { refused, counted: false, admitted: false }
         const counted = changesOf(countTry.run({ tenantId, emailKey, since: now - ttlMs, maxAttempts })) === 1
-        db.update(passwordResetOtps)
-          .set({
-            attempts: sql`${passwordResetOtps.attempts} + 1`,
-            spentAt: sql`CASE WHEN ${passwordResetOtps.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
-          })
-          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt)))
-          .run()
+        const admitted =
+          changesOf(
+            db.update(passwordResetOtps)
+              .set({ attempts: sql`${passwordResetOtps.attempts} + 1` })
+              .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt), gt(passwordResetOtps.expiresAt, now), lt(passwordResetOtps.attempts, maxAttempts)))
+              .run(),
+          ) === 1
         if (counted) writeLimits(limits, now)
-        db.insert(auditEvents).values({ ...audit, detail: JSON.stringify({ ...audit.detail, counted }) }).run()
-        return counted
+        return { refused: null, counted, admitted }
       })
     },
     async complete({ userId, tenantId, emailKey, codeHash, now, maxAttempts, passwordHash, notice }) {
@@ -74,7 +76,7 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
               eq(passwordResetOtps.codeHash, codeHash),
               isNull(passwordResetOtps.spentAt),
               gt(passwordResetOtps.expiresAt, now),
-              lt(passwordResetOtps.attempts, maxAttempts),
+              lte(passwordResetOtps.attempts, maxAttempts),
             ),
           )
           .run()

@@ -91,6 +91,9 @@ export const refreshFamilies = sqliteTable(
     revokedReason: text('revoked_reason'),
     /** How the session's user proved who they are (its access tokens' `amr`): `pwd`, or `pwd,otp`. */
     amr: text('amr').notNull().default('pwd'),
+    /** When the user last proved who they are in this session (login, or reauthenticate): a
+     *  factor or password change needs it within the last few minutes (core/step-up.ts). */
+    authAt: integer('auth_at').notNull().default(0),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )

@@ -1,7 +1,7 @@
 // Pending sign-ups over SQLite (core/signup.ts). Every method is one transaction; the
 // conditional delete in `complete` is what makes "20 concurrent verifications of one code
 // give one account" hold.
-import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
 import type { SignupStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
@@ -36,17 +36,15 @@ export function createSignupStore(db: Db): SignupStore {
     async find(tenantId, emailKey) {
       return byKey.get({ tenantId, emailKey }) ?? null
     },
-    async recordFailure({ tenantId, emailKey, now, maxAttempts, audit }) {
-      await immediate(db, () => {
-        db.update(pendingSignups)
-          .set({
-            attempts: sql`${pendingSignups.attempts} + 1`,
-            spentAt: sql`CASE WHEN ${pendingSignups.attempts} + 1 >= ${maxAttempts} THEN ${now} ELSE NULL END`,
-          })
-          .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt)))
-          .run()
-        db.insert(auditEvents).values(toAuditRow(audit)).run()
-      })
+    async reserveTry({ tenantId, emailKey, now, maxAttempts }) {
+      return immediate(db, () =>
+        changesOf(
+          db.update(pendingSignups)
+            .set({ attempts: sql`${pendingSignups.attempts} + 1` })
+            .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt), gt(pendingSignups.expiresAt, now), lt(pendingSignups.attempts, maxAttempts)))
+            .run(),
+        ) === 1,
+      )
     },
     async complete({ user, emailKey, codeHash, now, maxAttempts, audit }) {
       return immediate(db, () => {
@@ -57,7 +55,7 @@ export function createSignupStore(db: Db): SignupStore {
             eq(pendingSignups.codeHash, codeHash),
             isNull(pendingSignups.spentAt),
             gt(pendingSignups.expiresAt, now),
-            lt(pendingSignups.attempts, maxAttempts),
+            lte(pendingSignups.attempts, maxAttempts),
           ),
         )
         if (changesOf(taken.run()) !== 1) return 'spent' as const

@@ -44,7 +44,7 @@ export function createSqliteStore(db: Db): Store {
     familyById: db.select().from(refreshFamilies).where(eq(refreshFamilies.id, p('id'))).prepare(),
     insertFamily: db
       .insert(refreshFamilies)
-      .values({ id: p('id'), userId: p('userId'), tenantId: p('tenantId'), rememberMe: p('rememberMe'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), revokedAt: p('revokedAt'), revokedReason: p('revokedReason'), amr: p('amr') })
+      .values({ id: p('id'), userId: p('userId'), tenantId: p('tenantId'), rememberMe: p('rememberMe'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), revokedAt: p('revokedAt'), revokedReason: p('revokedReason'), amr: p('amr'), authAt: p('authAt') })
       .prepare(),
     insertToken: db
       .insert(refreshTokens)
@@ -272,7 +272,7 @@ export function createSqliteStore(db: Db): Store {
           q.insertFamily.run({ ...family })
           q.insertToken.run({ ...firstToken })
           if (record) {
-            writeLimits(record.limitResets.map((key) => ({ key, op: 'reset' as const })), record.audit.at)
+            writeLimits([...record.limitResets.map((key) => ({ key, op: 'reset' as const })), ...record.limitRefunds.map((key) => ({ key, op: 'refund' as const }))], record.audit.at)
             writeAudit(record.audit)
           }
         })
@@ -310,6 +310,13 @@ export function createSqliteStore(db: Db): Store {
       },
       async revokeUserFamilies(userId, revokedAt, reason) {
         return immediate(() => revokeSessionsOf(db, { userId }, revokedAt, reason))
+      },
+      async markAuthenticated(familyId, at, audit) {
+        return immediate(() => {
+          const marked = changesOf(db.update(refreshFamilies).set({ authAt: at }).where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt))).run()) === 1
+          if (marked) writeAudit(audit)
+          return marked
+        })
       },
     },
 

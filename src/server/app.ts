@@ -26,6 +26,7 @@ import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
 import { mfaRoutes } from './routes/mfa'
+import { reauthenticateRoutes } from './routes/reauthenticate'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -61,6 +62,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(signupRoutes(deps))
         .use(mfaRoutes(deps))
         .use(meRoutes(deps))
+        .use(reauthenticateRoutes(deps))
         .use(jwksRoute(deps))
         .use(docsRoutes()),
     )

@@ -52,6 +52,7 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/auth/mfa/totp',
       '/api/v1/auth/mfa/totp/confirm',
       '/api/v1/auth/mfa/verify',
+      '/api/v1/auth/reauthenticate',
       '/api/v1/auth/refresh-token',
       '/api/v1/auth/sessions',
       '/api/v1/auth/sessions/{sessionId}',

@@ -5,6 +5,7 @@ import m1 from './0001_session_origin.sql' with { type: 'text' }
 import m2 from './0002_admin_api.sql' with { type: 'text' }
 import m3 from './0003_signup.sql' with { type: 'text' }
 import m4 from './0004_mfa_totp.sql' with { type: 'text' }
+import m5 from './0005_step_up.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -12,6 +13,7 @@ export const migrationFiles: Record<string, string> = {
   '0002_admin_api': m2,
   '0003_signup': m3,
   '0004_mfa_totp': m4,
+  '0005_step_up': m5,
 }
 
 export { journal }

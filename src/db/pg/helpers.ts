@@ -1,8 +1,8 @@
 // What several PostgreSQL store methods do inside their transaction: the same rules as
 // ../helpers.ts for SQLite.
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { OutboxMessage } from '../../core/types'
-import type { SecretsOwner } from '../helpers'
+import type { SecretsOwner, SessionsOwner } from '../helpers'
 import type { PgExecutor } from './client'
 import { auditEvents, idempotencyKeys, mailOutbox, mfaChallenges, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 
@@ -20,8 +20,11 @@ export async function spendOutstandingSecrets(tx: PgExecutor, owner: SecretsOwne
   await tx.update(mfaChallenges).set({ spentAt: now }).where(and(ofOwner(mfaChallenges.userId), isNull(mfaChallenges.spentAt)))
 }
 
-export async function revokeSessionsOf(tx: PgExecutor, owner: SecretsOwner, now: number, reason: string): Promise<number> {
-  const ofOwner = 'userId' in owner ? eq(refreshFamilies.userId, owner.userId) : eq(refreshFamilies.tenantId, owner.tenantId)
+export async function revokeSessionsOf(tx: PgExecutor, owner: SessionsOwner, now: number, reason: string): Promise<number> {
+  const ofOwner =
+    'userId' in owner
+      ? and(eq(refreshFamilies.userId, owner.userId), owner.exceptFamilyId === undefined ? undefined : ne(refreshFamilies.id, owner.exceptFamilyId))
+      : eq(refreshFamilies.tenantId, owner.tenantId)
   const revoked = await tx
     .update(refreshFamilies)
     .set({ revokedAt: now, revokedReason: reason })

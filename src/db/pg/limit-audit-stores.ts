@@ -17,6 +17,10 @@ async function applyOne(tx: PgExecutor, update: LimitUpdate, now: number): Promi
     await tx.delete(limitCounters).where(eq(limitCounters.key, key))
     return null
   }
+  if (update.op === 'refund') {
+    await tx.execute(sql`UPDATE limit_counters SET count = count - 1 WHERE key = ${key} AND count > 0`)
+    return null
+  }
   const restart = sql`limit_counters.window_start + ${update.windowMs}::bigint <= ${now}::bigint`
   const rows = await tx.execute(sql`
     INSERT INTO limit_counters (key, count, window_start, updated_at) VALUES (${key}, 1, ${now}, ${now})
@@ -43,6 +47,23 @@ export async function writeLimits(tx: PgExecutor, updates: LimitUpdate[], now: n
   return counters
 }
 
+/**
+ * Inside the caller's transaction: the counters of `keys`, after taking a lock per key that
+ * any other transaction reserving one of them, on any instance, waits for until this one
+ * commits. The locks are taken in one order (PostgreSQL evaluates a volatile function of the
+ * output list after ORDER BY), so two reservations sharing keys cannot deadlock.
+ */
+export async function lockAndReadLimits(tx: PgExecutor, keys: string[]): Promise<LimitCounter[]> {
+  const unique = [...new Set(keys)]
+  if (unique.length === 0) return []
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended('limit:' || k, 0)) FROM unnest(${sql.raw('ARRAY[')}${sql.join(unique.map((k) => sql`${k}`), sql`, `)}${sql.raw(']::text[]')}) AS k ORDER BY k`)
+  const rows = await tx
+    .select({ key: limitCounters.key, count: limitCounters.count, windowStart: limitCounters.windowStart, updatedAt: limitCounters.updatedAt })
+    .from(limitCounters)
+    .where(inArray(limitCounters.key, unique))
+  return rows.map(toCounter)
+}
+
 export function createPgLimitStore(db: PgDb): LimitStore {
   return {
     async get(keys) {
@@ -51,6 +72,13 @@ export function createPgLimitStore(db: PgDb): LimitStore {
         .select({ key: limitCounters.key, count: limitCounters.count, windowStart: limitCounters.windowStart, updatedAt: limitCounters.updatedAt })
         .from(limitCounters)
         .where(inArray(limitCounters.key, keys))
+    },
+    async reserve(hits, now, verdict) {
+      return db.transaction(async (tx) => {
+        const refused = verdict(await lockAndReadLimits(tx, hits.map((h) => h.key)))
+        if (refused === null) await writeLimits(tx, hits, now)
+        return refused
+      })
     },
     async apply(updates, now, audit) {
       if (updates.length === 0) {

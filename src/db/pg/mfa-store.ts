@@ -1,9 +1,10 @@
 // Second factors over PostgreSQL: the SQLite rules (../mfa-store.ts); each conditional write is
 // one statement, so concurrent uses on any instances settle on the row lock.
-import { and, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, count, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { MfaStore } from '../../core/store'
 import type { PgDb } from './client'
-import { toAuditRow } from './limit-audit-stores'
+import { revokeSessionsOf } from './helpers'
+import { lockAndReadLimits, toAuditRow, writeLimits } from './limit-audit-stores'
 import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp } from './schema'
 
 export function createPgMfaStore(db: PgDb): MfaStore {
@@ -20,7 +21,7 @@ export function createPgMfaStore(db: PgDb): MfaStore {
         return inserted.length === 1
       })
     },
-    async confirmTotp({ userId, step, now, recoveryCodes, mail, audit }) {
+    async confirmTotp({ userId, step, now, keepSessionId, recoveryCodes, mail, audit }) {
       return db.transaction(async (tx) => {
         const confirmed = await tx
           .update(mfaTotp)
@@ -30,6 +31,7 @@ export function createPgMfaStore(db: PgDb): MfaStore {
         if (confirmed.length !== 1) return false
         await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId))
         await tx.insert(mfaRecoveryCodes).values(recoveryCodes)
+        await revokeSessionsOf(tx, { userId, exceptFamilyId: keepSessionId }, now, 'mfa-enabled')
         await tx.insert(mailOutbox).values(mail)
         await tx.insert(auditEvents).values(toAuditRow(audit))
         return true
@@ -83,20 +85,23 @@ export function createPgMfaStore(db: PgDb): MfaStore {
       const [row] = await db.select().from(mfaChallenges).where(eq(mfaChallenges.tokenHash, tokenHash))
       return row ?? null
     },
-    async recordChallengeFailure(id, now, maxAttempts) {
-      await db
-        .update(mfaChallenges)
-        .set({
-          attempts: sql`${mfaChallenges.attempts} + 1`,
-          spentAt: sql`CASE WHEN ${mfaChallenges.attempts} + 1 >= ${maxAttempts}::int THEN ${now}::bigint ELSE NULL END`,
-        })
-        .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt)))
+    async reserveChallengeTry({ id, now, maxAttempts, limits, verdict }) {
+      return db.transaction(async (tx) => {
+        // The row lock holds concurrent tries of this challenge, on any instance, until this one commits.
+        const [challenge] = await tx.select().from(mfaChallenges).where(eq(mfaChallenges.id, id)).for('update')
+        if (!challenge || challenge.spentAt !== null || challenge.expiresAt <= now || challenge.attempts >= maxAttempts) return { refused: null, counted: false, admitted: false }
+        const refused = verdict(await lockAndReadLimits(tx, limits.map((l) => l.key)))
+        if (refused) return { refused, counted: false, admitted: false }
+        await tx.update(mfaChallenges).set({ attempts: sql`${mfaChallenges.attempts} + 1` }).where(eq(mfaChallenges.id, id))
+        await writeLimits(tx, limits, now)
+        return { refused: null, counted: true, admitted: true }
+      })
     },
     async spendChallenge(id, now, maxAttempts) {
       const rows = await db
         .update(mfaChallenges)
         .set({ spentAt: now })
-        .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt), gt(mfaChallenges.expiresAt, now), lt(mfaChallenges.attempts, maxAttempts)))
+        .where(and(eq(mfaChallenges.id, id), isNull(mfaChallenges.spentAt), gt(mfaChallenges.expiresAt, now), lte(mfaChallenges.attempts, maxAttempts)))
         .returning({ id: mfaChallenges.id })
       return rows.length === 1
     },

@@ -1,11 +1,11 @@
 // Password resets (OTPs) and setup tokens over PostgreSQL: the SQLite rules
 // (../password-stores.ts), with row-level conditional writes settling the races across
 // instances and an advisory lock where a rule reads before it writes (the per-address limits).
-import { and, count, desc, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
 import type { PasswordResetStore, SetupTokenStore } from '../../core/store'
 import type { PgDb } from './client'
 import { lockKey, replacePassword, spendOutstandingSecrets } from './helpers'
-import { toAuditRow, writeLimits } from './limit-audit-stores'
+import { lockAndReadLimits, toAuditRow, writeLimits } from './limit-audit-stores'
 import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
@@ -41,8 +41,10 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
       const [row] = await db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, owner))
       return row ?? null
     },
-    async recordFailure({ tenantId, emailKey, otpOwner, now, ttlMs, maxAttempts, limits, audit }) {
+    async reserveTry({ tenantId, emailKey, otpOwner, now, ttlMs, maxAttempts, limits, verdict }) {
       return db.transaction(async (tx) => {
+        const refused = verdict(await lockAndReadLimits(tx, limits.map((l) => l.key)))
+        if (refused) return { refused, counted: false, admitted: false }
         const latest = tx
           .select({ id: passwordResetRequests.id })
           .from(passwordResetRequests)
@@ -55,16 +57,13 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
           .where(and(eq(passwordResetRequests.id, latest), gt(passwordResetRequests.createdAt, now - ttlMs), lt(passwordResetRequests.attempts, maxAttempts)))
           .returning({ id: passwordResetRequests.id })
         const counted = tried.length === 1
-        await tx
+        const admitted = await tx
           .update(passwordResetOtps)
-          .set({
-            attempts: sql`${passwordResetOtps.attempts} + 1`,
-            spentAt: sql`CASE WHEN ${passwordResetOtps.attempts} + 1 >= ${maxAttempts}::int THEN ${now}::bigint ELSE NULL END`,
-          })
-          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt)))
+          .set({ attempts: sql`${passwordResetOtps.attempts} + 1` })
+          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt), gt(passwordResetOtps.expiresAt, now), lt(passwordResetOtps.attempts, maxAttempts)))
+          .returning({ userId: passwordResetOtps.userId })
         if (counted) await writeLimits(tx, limits, now)
-        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, counted } }))
-        return counted
+        return { refused: null, counted, admitted: admitted.length === 1 }
       })
     },
     async complete({ userId, tenantId, emailKey, codeHash, now, maxAttempts, passwordHash, notice }) {
@@ -78,7 +77,7 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
               eq(passwordResetOtps.codeHash, codeHash),
               isNull(passwordResetOtps.spentAt),
               gt(passwordResetOtps.expiresAt, now),
-              lt(passwordResetOtps.attempts, maxAttempts),
+              lte(passwordResetOtps.attempts, maxAttempts),
             ),
           )
           .returning({ userId: passwordResetOtps.userId })

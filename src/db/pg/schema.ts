@@ -91,6 +91,9 @@ export const refreshFamilies = pgTable(
     revokedAt: ms('revoked_at'),
     revokedReason: text('revoked_reason'),
     amr: text('amr').notNull().default('pwd'),
+    /** When the user last proved who they are in this session (login, or reauthenticate): a
+     *  factor or password change needs it within the last few minutes (core/step-up.ts). */
+    authAt: ms('auth_at').notNull().default(0),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )

@@ -1,7 +1,7 @@
 // Pending sign-ups over PostgreSQL: the SQLite rules (../signup-store.ts), with an advisory
 // lock where a rule reads before it writes (the per-address limits) and a conditional delete
 // settling concurrent verifications across instances.
-import { and, count, eq, gt, gte, isNull, lt, max, sql } from 'drizzle-orm'
+import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
 import type { SignupStore } from '../../core/store'
 import type { PgDb } from './client'
 import { lockKey } from './helpers'
@@ -36,17 +36,13 @@ export function createPgSignupStore(db: PgDb): SignupStore {
         .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey)))
       return row ?? null
     },
-    async recordFailure({ tenantId, emailKey, now, maxAttempts, audit }) {
-      await db.transaction(async (tx) => {
-        await tx
-          .update(pendingSignups)
-          .set({
-            attempts: sql`${pendingSignups.attempts} + 1`,
-            spentAt: sql`CASE WHEN ${pendingSignups.attempts} + 1 >= ${maxAttempts}::int THEN ${now}::bigint ELSE NULL END`,
-          })
-          .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt)))
-        await tx.insert(auditEvents).values(toAuditRow(audit))
-      })
+    async reserveTry({ tenantId, emailKey, now, maxAttempts }) {
+      const rows = await db
+        .update(pendingSignups)
+        .set({ attempts: sql`${pendingSignups.attempts} + 1` })
+        .where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey), isNull(pendingSignups.spentAt), gt(pendingSignups.expiresAt, now), lt(pendingSignups.attempts, maxAttempts)))
+        .returning({ emailKey: pendingSignups.emailKey })
+      return rows.length === 1
     },
     async complete({ user, emailKey, codeHash, now, maxAttempts, audit }) {
       return db.transaction(async (tx) => {
@@ -60,7 +56,7 @@ export function createPgSignupStore(db: PgDb): SignupStore {
               eq(pendingSignups.codeHash, codeHash),
               isNull(pendingSignups.spentAt),
               gt(pendingSignups.expiresAt, now),
-              lt(pendingSignups.attempts, maxAttempts),
+              lte(pendingSignups.attempts, maxAttempts),
             ),
           )
           .returning({ tenantId: pendingSignups.tenantId })

@@ -16,7 +16,7 @@ import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-
 import { createPgPrune } from '../retention-store'
 import { createPgMfaStore } from './mfa-store'
 import { createPgSignupStore } from './signup-store'
-import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
 async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean> {
@@ -41,28 +41,31 @@ const p = sql.placeholder
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
 const CREATE_FAMILY = `
   WITH family AS (
-    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr)
-    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17)
+    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
+    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint)
     RETURNING id
   )
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
   SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family`
 // A login's session with what it commits beside it (core/store.ts SessionStartRecord): the
-// back-off counters its success ends ($18, a JSON array of keys, bound as text: a string bound
-// straight to jsonb arrives as a JSON string, not an array) and its audit event.
+// back-off counters its success ends ($19, a JSON array of keys, bound as text: a string bound
+// straight to jsonb arrives as a JSON string, not an array), those that take its reserved
+// guess back ($28, likewise) and its audit event. A session is authenticated when it starts.
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
-    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr)
-    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17)
+    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
+    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint)
     RETURNING id
   ), token AS (
     INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
     SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family
   ), ended AS (
-    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($18::text::jsonb))
+    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($19::text::jsonb))
+  ), refunded AS (
+    UPDATE limit_counters SET count = count - 1 WHERE key IN (SELECT jsonb_array_elements_text($28::text::jsonb)) AND count > 0
   )
   INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
-  VALUES ($19::bigint, $20, $21, $22, $23, $24, $25, $26)`
+  VALUES ($20::bigint, $21, $22, $23, $24, $25, $26, $27)`
 // A family revoked (if still live) with the audit event that reports it: one statement.
 const REVOKE_FAMILY = `
   WITH revoked AS (
@@ -270,10 +273,10 @@ function createRawPgStore(db: PgDb): Store {
       async createFamily(f, t, record) {
         // One statement rather than BEGIN, INSERT, INSERT, COMMIT: a login holds no
         // connection across round trips.
-        const session = [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr]
+        const session = [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr, f.authAt]
         if (!record) return void (await db.$client.unsafe(CREATE_FAMILY, session))
         const a = toAuditRow(record.audit)
-        await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])
+        await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail, JSON.stringify(record.limitRefunds)])
       },
       async findToken(hash) {
         const [row] = await q.tokenByHash.execute({ hash })
@@ -305,6 +308,17 @@ function createRawPgStore(db: PgDb): Store {
         await db.$client.unsafe(REVOKE_FAMILY, [familyId, revokedAt, reason, a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])
       },
       revokeUserFamilies: (userId, revokedAt, reason) => revokeSessionsOf(db, { userId }, revokedAt, reason),
+      async markAuthenticated(familyId, at, audit) {
+        return db.transaction(async (tx) => {
+          const marked = await tx
+            .update(refreshFamilies)
+            .set({ authAt: at })
+            .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
+            .returning({ id: refreshFamilies.id })
+          if (marked.length === 1) await tx.insert(auditEvents).values(toAuditRow(audit))
+          return marked.length === 1
+        })
+      },
     },
 
     passwordResets: createPgPasswordResetStore(db),

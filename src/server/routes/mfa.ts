@@ -19,26 +19,26 @@ export const mfaRoutes = (deps: Deps) =>
     .use(clientActor(deps.config.trustedProxies))
     .use(bearerGuard(deps))
     .use(apiKeyGuard(deps))
-    .post('/mfa/totp', async ({ caller, actor }) => envelope(200, 'TOTP enrolment started', await startTotpEnrolment(deps, caller.user, caller.tenant, actor)), {
+    .post('/mfa/totp', async ({ caller, actor }) => envelope(200, 'TOTP enrolment started', await startTotpEnrolment(deps, caller, actor)), {
       bearer: true,
       detail: {
         summary: 'Start TOTP enrolment',
         description:
-          'A new secret (RFC 6238: SHA-1, 6 digits, 30 s), shown once, and its otpauth:// URL (issuer: the tenant name) for an authenticator app. Nothing changes at login until a code confirms it. 409 when two-factor authentication is already on.',
+          'A new secret (RFC 6238: SHA-1, 6 digits, 30 s), shown once, and its otpauth:// URL (issuer: the tenant name) for an authenticator app. Nothing changes at login until a code confirms it. Needs step-up: the session must have proved its user (login or POST /reauthenticate) within the last 5 minutes, else 403 step_up_required. 409 when two-factor authentication is already on.',
         security: BEARER,
-        responses: responses({ status: 200, description: 'The secret', data: t.Object({ secret: t.String(), otpauthUrl: t.String() }) }, [401, 403, 409]),
+        responses: responses({ status: 200, description: 'The secret', data: t.Object({ secret: t.String(), otpauthUrl: t.String() }) }, [401, 403, 409, 503]),
       },
     })
     .post(
       '/mfa/totp/confirm',
-      async ({ caller, actor, body }) => envelope(200, 'Two-factor authentication is on', await confirmTotpEnrolment(deps, caller.user, caller.tenant, body.code, actor)),
+      async ({ caller, actor, body }) => envelope(200, 'Two-factor authentication is on', await confirmTotpEnrolment(deps, caller, body.code, actor)),
       {
         bearer: true,
         parse: 'json',
         body: code,
         detail: {
           summary: 'Confirm TOTP enrolment with a code',
-          description: 'Turns two-factor authentication on and returns 10 single-use recovery codes, shown this once (stored hashed). A mail tells the user.',
+          description: "Turns two-factor authentication on and returns 10 single-use recovery codes, shown this once (stored hashed). Ends the user's other sessions (those opened before the account was protected); this one stays. A mail tells the user.",
           security: BEARER,
           responses: responses({ status: 200, description: 'On', data: t.Object({ recoveryCodes: t.Array(t.String(), { minItems: 10, maxItems: 10 }) }) }, [400, 401, 403, 409, 413]),
         },
@@ -46,8 +46,8 @@ export const mfaRoutes = (deps: Deps) =>
     )
     .delete(
       '/mfa/totp',
-      async ({ caller, actor, body }) => {
-        await disableTotp(deps, caller.user, caller.tenant, body.code, actor)
+      async ({ caller, actor, body, cookie }) => {
+        await disableTotp(deps, caller, body.code, actor, readDeviceCookie(cookie[DEVICE_COOKIE]))
         return envelope(200, 'Two-factor authentication is off', null)
       },
       {
@@ -56,9 +56,9 @@ export const mfaRoutes = (deps: Deps) =>
         body: code,
         detail: {
           summary: 'Turn TOTP off',
-          description: 'Proved with a current TOTP code or a recovery code; removes the secret and the recovery codes. A mail tells the user.',
+          description: "Proved with a current TOTP code or a recovery code, and needs step-up (a login or POST /reauthenticate within the last 5 minutes, else 403 step_up_required); removes the secret and the recovery codes. Wrong codes count toward the account's login back-off (429). A mail tells the user.",
           security: BEARER,
-          responses: responses({ status: 200, description: 'Off', data: t.Null() }, [400, 401, 403, 413]),
+          responses: responses({ status: 200, description: 'Off', data: t.Null() }, [400, 401, 403, 413, 429]),
         },
       },
     )

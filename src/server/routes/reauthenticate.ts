@@ -1,0 +1,32 @@
+// POST /reauthenticate (product spec §18): the signed-in user proves who they are again, so
+// that their session may change how the account is protected for the next five minutes.
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { reauthenticate } from '../../core/step-up'
+import { envelope } from '../errors'
+import { BEARER, responses } from '../openapi'
+import { bearerGuard } from '../plugins/bearer'
+import { clientActor } from '../plugins/client-ip'
+import { DEVICE_COOKIE, readDeviceCookie } from '../plugins/device-cookie'
+
+export const reauthenticateRoutes = (deps: Deps) =>
+  new Elysia()
+    .use(clientActor(deps.config.trustedProxies))
+    .use(bearerGuard(deps))
+    .post(
+      '/reauthenticate',
+      async ({ caller, actor, body, cookie }) =>
+        envelope(200, 'Reauthenticated', await reauthenticate(deps, caller, { password: body.password, code: body.code, deviceCookie: readDeviceCookie(cookie[DEVICE_COOKIE]) }, actor)),
+      {
+        bearer: true,
+        parse: 'json',
+        body: t.Object({ password: t.Optional(t.String()), code: t.Optional(t.String()) }),
+        detail: {
+          summary: 'Prove who I am again (step-up)',
+          description:
+            "Either the user's password or a current TOTP code. For the next 5 minutes this session may turn a second factor on or off (otherwise 403 step_up_required, with WWW-Authenticate: Bearer error=\"insufficient_user_authentication\"). A wrong password or code is one more failure of the account's login back-off (429 once it blocks) and answers 400 Invalid password or code.",
+          security: BEARER,
+          responses: responses({ status: 200, description: 'Proved', data: t.Object({ authTime: t.String({ format: 'date-time' }) }) }, [400, 401, 403, 413, 429, 503]),
+        },
+      },
+    )
