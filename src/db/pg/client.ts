@@ -31,6 +31,14 @@ export function isPgUniqueViolation(error: unknown): boolean {
   return e?.errno === '23505' || e?.cause?.errno === '23505'
 }
 
+/** The engine aborted the transaction and a retry may pass: a deadlock (40P01) or a
+ *  serialization failure (40001). */
+export function isPgAborted(error: unknown): boolean {
+  const e = error as { errno?: string; cause?: { errno?: string } } | null
+  const code = e?.errno ?? e?.cause?.errno
+  return code === '40P01' || code === '40001'
+}
+
 /** The database cannot be reached (refused, closed, timed out, shutting down), as opposed to a
  *  query that failed: SQLSTATE class 08 and 57P01-03, or Bun's client connection errors. */
 export function isPgUnavailable(error: unknown): boolean {

@@ -45,6 +45,12 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
       return db.transaction(async (tx) => {
         const refused = verdict(await lockAndReadLimits(tx, limits.map((l) => l.key)))
         if (refused) return { refused, counted: false, admitted: false }
+        // The OTP's row first, as complete() takes it: two orders would deadlock.
+        const admitted = await tx
+          .update(passwordResetOtps)
+          .set({ attempts: sql`${passwordResetOtps.attempts} + 1` })
+          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt), gt(passwordResetOtps.expiresAt, now), lt(passwordResetOtps.attempts, maxAttempts)))
+          .returning({ userId: passwordResetOtps.userId })
         const latest = tx
           .select({ id: passwordResetRequests.id })
           .from(passwordResetRequests)
@@ -57,11 +63,6 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
           .where(and(eq(passwordResetRequests.id, latest), gt(passwordResetRequests.createdAt, now - ttlMs), lt(passwordResetRequests.attempts, maxAttempts)))
           .returning({ id: passwordResetRequests.id })
         const counted = tried.length === 1
-        const admitted = await tx
-          .update(passwordResetOtps)
-          .set({ attempts: sql`${passwordResetOtps.attempts} + 1` })
-          .where(and(eq(passwordResetOtps.userId, otpOwner), isNull(passwordResetOtps.spentAt), gt(passwordResetOtps.expiresAt, now), lt(passwordResetOtps.attempts, maxAttempts)))
-          .returning({ userId: passwordResetOtps.userId })
         if (counted) await writeLimits(tx, limits, now)
         return { refused: null, counted, admitted: admitted.length === 1 }
       })

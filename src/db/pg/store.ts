@@ -5,8 +5,8 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, like, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
-import { reportUnavailability } from '../availability'
-import { isPgUnavailable, isPgUniqueViolation, type PgDb } from './client'
+import { reportUnavailability, retryAborted } from '../availability'
+import { isPgAborted, isPgUnavailable, isPgUniqueViolation, type PgDb } from './client'
 import { eraseUser, lockKey, replacePassword, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { createPgAuditStore, createPgLimitStore, toAuditRow } from './limit-audit-stores'
 import { pgMigrationStatus } from './migrate'
@@ -33,7 +33,7 @@ const toSigningKey = (row: typeof signingKeys.$inferSelect): SigningKeyRecord =>
 const withoutHash = <T extends { keyHash: string }>({ keyHash: _, ...rest }: T) => rest
 
 export function createPgStore(db: PgDb): Store {
-  return reportUnavailability(createRawPgStore(db), isPgUnavailable)
+  return reportUnavailability(retryAborted(createRawPgStore(db), isPgAborted), isPgUnavailable)
 }
 
 const p = sql.placeholder
