@@ -274,6 +274,73 @@ describe('turning it off', () => {
   })
 })
 
+describe('step-up: a stolen token cannot change how the account is protected (§18)', () => {
+  const stepUpRequired = {
+    statusCode: 403,
+    message: 'Step-up required: confirm your password or code with POST /api/v1/auth/reauthenticate',
+    data: null,
+  }
+  const reauthenticate = (token: string, body: Record<string, unknown>, peer?: string) => ctx.call('POST', '/api/v1/auth/reauthenticate', { headers: bearer(token), body, peer })
+
+  it('refuses to start enrolment in a session whose proof is over 5 minutes old, until the password proves it again', async () => {
+    const token = (await login()).json.data.response.accessToken
+    ctx.clock.advance(5 * 60 + 1)
+    const refused = await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })
+    expect(refused.json).toEqual(stepUpRequired)
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer error="insufficient_user_authentication", max_age=300')
+    expect((await reauthenticate(token, { password: 'not my password at all' })).json).toEqual({ statusCode: 400, message: 'Invalid password or code', data: null })
+    const proved = await reauthenticate(token, { password: PASSWORD })
+    expect(proved.status).toBe(200)
+    expect(ctx.clock.now() - Date.parse(proved.json.data.authTime)).toBeLessThan(5000)
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).status).toBe(200)
+    // Neither both proofs nor none.
+    expect((await reauthenticate(token, {})).json).toEqual({ statusCode: 400, message: 'Give either password or code', data: null })
+    expect((await reauthenticate(token, { password: PASSWORD, code: '123456' })).json).toEqual({ statusCode: 400, message: 'Give either password or code', data: null })
+  })
+
+  it('refuses to turn the factor off in an old session, and a current code (once) proves the session again', async () => {
+    const { secret } = await enrol()
+    nextStep()
+    const token = (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken
+    ctx.clock.advance(5 * 60 + 1)
+    expect((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: codeOf(secret) } })).json).toEqual(stepUpRequired)
+    const code = codeOf(secret)
+    expect((await reauthenticate(token, { code })).status).toBe(200)
+    // The code is spent: a replay proves nothing.
+    expect((await reauthenticate(token, { code })).status).toBe(400)
+    nextStep()
+    expect((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: codeOf(secret) } })).status).toBe(200)
+  })
+
+  it("counts every wrong code at turning it off against the account's login back-off: a stolen token gets 5 guesses, not 300", async () => {
+    await ctx.close()
+    ctx = await createTestContext({ AUTHD_REFUSAL_HOLD_MS: '0' })
+    email = (await ctx.addUser({ email: 'ada@example.com' })).email
+    const { secret } = await enrol()
+    nextStep()
+    const token = (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken
+    const wrong = String((Number(codeOf(secret)) + 500_000) % 1_000_000).padStart(6, '0')
+    const statuses: number[] = []
+    for (let i = 0; i < 30; i++) statuses.push((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: wrong }, peer: '203.0.113.66' })).status)
+    expect(statuses).toEqual([...Array(5).fill(400), ...Array(25).fill(429)])
+    // The same budget as at login and at reauthenticate: the right code waits its turn too.
+    expect((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: codeOf(secret) }, peer: '203.0.113.66' })).status).toBe(429)
+    expect((await reauthenticate(token, { password: PASSWORD }, '203.0.113.66')).status).toBe(429)
+    expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '203.0.113.66' })).status).toBe(429)
+  })
+
+  it('ends every other session when the factor is turned on: those opened with the password alone do not keep the account', async () => {
+    const other = await login()
+    const token = (await login()).json.data.response.accessToken
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: codeOf(secret) } })).status).toBe(200)
+    expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${other.refreshCookie}` })).status).toBe(401)
+    expect((await ctx.call('GET', '/api/v1/auth/me', { headers: bearer(other.json.data.response.accessToken) })).status).toBe(401)
+    // The session that turned it on goes on.
+    expect((await ctx.call('GET', '/api/v1/auth/me', { headers: bearer(token) })).status).toBe(200)
+  })
+})
+
 describe('the audit log', () => {
   it('records every step: enrolment, a refused code, the challenge, a wrong code, the login, a recovery code, turning off', async () => {
     const token = (await login()).json.data.response.accessToken
