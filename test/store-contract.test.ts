@@ -319,13 +319,23 @@ for (const [engine, define, open] of engines) {
       const pending = (codeHash: string, firstName: string): PendingSignup => ({
         tenantId: t.id, emailKey: 'ek', firstName, lastName: 'H', passwordHash: `hash-${firstName}`, codeHash, createdAt: now, expiresAt: now + 600_000, attempts: 0, spentAt: null,
       })
-      const ask = (p: PendingSignup, allowed = true) => e.store.signups.request({ tenantId: t.id, emailKey: 'ek', at: now, historySince: now - 3600_000, allowed: () => allowed, audit, pending: p })
-      await ask(pending('c1', 'First'))
+      const codeMail = () => ({ ...mail(t.id), id: Bun.randomUUIDv7(), kind: 'signup-code' as const, recipient: 'grace@example.com', secretExpiresAt: now + 600_000 })
+      const ask = (p: PendingSignup, slot: { at: number } | null = { at: now }) =>
+        e.store.signups.request({ tenantId: t.id, emailKey: p.emailKey, at: now, historySince: now - 3600_000, slot: () => slot, audit, pending: p, mail: codeMail() })
+      const codeMails = async () => (await e.store.outbox.list({ pendingOnly: true })).filter((m) => m.kind === 'signup-code')
+      expect(await ask(pending('c1', 'First'))).toEqual({ at: now })
       expect(await e.store.signups.reserveTry({ tenantId: t.id, emailKey: 'ek', now, maxAttempts: 5 })).toBe(true)
       expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c1', attempts: 1 })
-      // Over the limits nothing is replaced; under them the next one replaces it, tries and all.
-      expect(await ask(pending('c2', 'Second'), false)).toBe(false)
-      expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c1', firstName: 'First' })
+      // A later slot (the interval since the last mail is not over): the newer one replaces
+      // it all the same, its mail waits, the older one's unsent mail is withdrawn, and the
+      // code's life starts when its mail leaves.
+      expect(await ask(pending('c2', 'Second'), { at: now + 30_000 })).toEqual({ at: now + 30_000 })
+      expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c2', firstName: 'Second', attempts: 0, expiresAt: now + 630_000 })
+      expect((await codeMails()).map((m) => [m.nextAttemptAt, m.secretExpiresAt])).toEqual([[now + 30_000, now + 630_000]])
+      // No slot (the hour's budget is spent): the newer one stores nothing, and ends the older.
+      expect(await ask(pending('c2b', 'Late'), null)).toBeNull()
+      expect(await e.store.signups.find(t.id, 'ek')).toBeNull()
+      expect(await codeMails()).toEqual([])
       await ask(pending('c3', 'Third'))
       expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c3', firstName: 'Third', attempts: 0 })
       expect(await e.store.signups.find(t.id, 'other')).toBeNull()

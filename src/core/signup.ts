@@ -7,9 +7,12 @@
 // in every case, and mail leaves later through the outbox, never inline.
 //
 // No pre-hijacking: a pending sign-up is not a user. It reserves nothing, so the CLI, the
-// admin API or another sign-up can still create the address; a second sign-up replaces the
-// first (its code stops working), and the account is created, with the password of the sign-up
-// whose code was verified, only when that code is verified by someone who reads the mailbox.
+// admin API or another sign-up can still create the address; a second sign-up always replaces
+// the first (its code stops working, its mail is withdrawn if still unsent), even within the
+// per-address interval, where the new code's mail waits for the interval to end: the owner's
+// own sign-up is never dropped in favour of one someone else made first. The account is
+// created, with the password of the sign-up whose code was verified, only when that code is
+// verified by someone who reads the mailbox.
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
@@ -18,11 +21,11 @@ import { ipSubject, spendBudget } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { signupAttemptMail, signupCodeMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
-import { underAddressLimits } from './password-reset'
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
 import { startSession, type LoginResult } from './sessions'
 import { validateName } from './tenants'
+import type { MailSlot, ResetHistory } from './store'
 import type { PendingSignup, Tenant, User } from './types'
 import { normaliseEmail } from './users'
 
@@ -73,6 +76,17 @@ export async function setTenantSignup(deps: Pick<Deps, 'store' | 'clock'>, tenan
 }
 
 const HOUR_MS = 3600_000
+
+/** When the next mail to an address may leave: at once, or when the interval since the last
+ *  one is over; none once the hour's budget is spent (product spec §9, §15, §18). */
+export function nextMailSlot(
+  limits: Pick<Deps['config']['limits'], 'forgotAddressIntervalSec' | 'forgotAddressPerHour'>,
+  lastHour: ResetHistory,
+  now: number,
+): MailSlot {
+  if (lastHour.issued >= limits.forgotAddressPerHour) return null
+  return { at: lastHour.lastIssuedAt === null ? now : Math.max(now, lastHour.lastIssuedAt + limits.forgotAddressIntervalSec * 1000) }
+}
 
 /** The code of a pending sign-up is bound to its tenant and address, as an OTP to its user. */
 const codeOwner = (addressKey: string) => `signup:${addressKey}`
@@ -130,14 +144,17 @@ export async function requestSignup(
     now,
   })
   const outcome = user ? 'registered' : signupAllows(policy, email) ? 'new' : 'refused'
-  // Over the per-address limits (those of forgot-password) the answer is the same 202; nothing
-  // changes: no mail, and the pending sign-up, if any, stays as it was.
+  // The newest sign-up for an address always replaces the pending one: whoever signed up
+  // first (perhaps someone who is not the mailbox's owner) cannot keep the owner's own
+  // sign-up from counting. Its mail leaves as the per-address limits (those of
+  // forgot-password) allow: now, or once the interval since the last one is over; past the
+  // hourly budget no code is live at all. The answer is the same 202 in every case.
   await deps.store.signups.request({
     tenantId: tenant.id,
     emailKey: addressKey,
     at: now,
     historySince: now - HOUR_MS,
-    allowed: (history) => underAddressLimits(deps.config.limits, history, now),
+    slot: (history) => nextMailSlot(deps.config.limits, history, now),
     audit: auditEvent(deps, 'signup.requested', actor, { tenantId: tenant.id, userId: user?.id, detail: { email: maskEmail(email), outcome } }),
     pending: outcome === 'new' ? pending : undefined,
     mail: outcome === 'new' ? codeMail : outcome === 'registered' && user!.disabledAt === null ? attemptMail : undefined,

@@ -120,15 +120,20 @@ export interface PasswordResetStore {
   }): Promise<boolean>
 }
 
+/** When a mail may leave under the per-address limits: now or later (`at`), or not at all (null). */
+export type MailSlot = { at: number } | null
+
 export interface SignupStore {
   /**
-   * Records the sign-up request and its audit event; then, if `allowed` says yes to the
-   * address's issued requests since `historySince` (read in the same transaction, concurrent
-   * requests for the address waiting their turn), stores `pending` (replacing the address's
-   * pending sign-up) and queues `mail`, whichever are given. One transaction whatever the
-   * address. Returns what `allowed` said.
+   * Records the sign-up request and its audit event; then, as `slot` says for the address's
+   * issued requests since `historySince` (read in the same transaction, concurrent requests
+   * for the address waiting their turn): with a slot, stores `pending` (replacing the
+   * address's pending sign-up: its code stops working and its unsent mail is withdrawn) and
+   * queues `mail` to leave at the slot's time, the code's life starting then; without one,
+   * `pending` still ends the address's pending sign-up, so no older code stays live, but
+   * nothing is stored or sent. One transaction whatever the address. Returns the slot.
    */
-  request(input: HistoryGuardedRequest & { pending?: PendingSignup }): Promise<boolean>
+  request(input: Omit<HistoryGuardedRequest, 'allowed'> & { slot: (history: ResetHistory) => MailSlot; pending?: PendingSignup }): Promise<MailSlot>
   find(tenantId: string, emailKey: string): Promise<PendingSignup | null>
   /** Counts one try against the address's pending sign-up before its code is judged, if it is
    *  unspent, unexpired and has tries left; false if not (no code may be compared then). */

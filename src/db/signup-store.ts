@@ -15,22 +15,27 @@ export function createSignupStore(db: Db): SignupStore {
     .where(and(eq(pendingSignups.tenantId, sql.placeholder('tenantId')), eq(pendingSignups.emailKey, sql.placeholder('emailKey'))))
     .prepare()
   return {
-    async request({ tenantId, emailKey, at, historySince, allowed, audit, pending, mail }) {
+    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, mail }) {
       return immediate(db, () => {
         const history = db
           .select({ issued: count(), lastIssuedAt: max(signupRequests.createdAt) })
           .from(signupRequests)
           .where(and(eq(signupRequests.tenantId, tenantId), eq(signupRequests.emailKey, emailKey), eq(signupRequests.issued, true), gte(signupRequests.createdAt, historySince)))
           .get()!
-        const underLimits = allowed(history)
-        db.insert(signupRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits }).run()
-        db.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits } })).run()
-        if (underLimits && pending) {
-          const { tenantId: _t, emailKey: _e, ...replacement } = pending
-          db.insert(pendingSignups).values(pending).onConflictDoUpdate({ target: [pendingSignups.tenantId, pendingSignups.emailKey], set: replacement }).run()
+        const slot = slotFor(history)
+        // An issued request is logged at the time its mail leaves: the next one's interval counts from then.
+        db.insert(signupRequests).values({ tenantId, emailKey, createdAt: slot?.at ?? at, issued: slot !== null }).run()
+        db.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(slot && slot.at > at && { mailAt: slot.at }) } })).run()
+        if (pending) {
+          // A newer sign-up ends the older one, whatever becomes of it: its code dies, and its mail if not yet sent.
+          db.delete(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey))).run()
+          if (mail) db.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.recipient, mail.recipient), eq(mailOutbox.kind, 'signup-code'), eq(mailOutbox.status, 'pending'))).run()
         }
-        if (underLimits && mail) db.insert(mailOutbox).values(mail).run()
-        return underLimits
+        if (!slot) return null
+        const later = slot.at - at
+        if (pending) db.insert(pendingSignups).values({ ...pending, expiresAt: pending.expiresAt + later }).run()
+        if (mail) db.insert(mailOutbox).values({ ...mail, nextAttemptAt: slot.at, secretExpiresAt: mail.secretExpiresAt === null ? null : mail.secretExpiresAt + later }).run()
+        return slot
       })
     },
     async find(tenantId, emailKey) {

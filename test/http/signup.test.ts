@@ -227,25 +227,44 @@ describe('a tenant open to some domains', () => {
 })
 
 describe('limits', () => {
-  it('per address, as forgot-password: a second sign-up within a minute is answered the same and changes nothing', async () => {
-    await signup('grace@example.com')
-    const first = await codeFor('grace@example.com')
-    const again = await signup('grace@example.com', { password: 'a different passphrase now' })
-    expect(again.json).toEqual(SIGNUP_ANSWER('grace@example.com'))
-    expect((await queued('grace@example.com')).length).toBe(1)
-    expect((await verify('grace@example.com', first)).status).toBe(201)
+  it("cannot be captured: a sign-up made first by someone else is replaced by the owner's, whose mail waits out the per-address minute", async () => {
+    ctx.clock.freeze()
+    // Someone who knows the owner's address signs up first: their code goes to the owner's mailbox.
+    await signup('grace@example.com', { password: 'the attacker chose this one' })
+    const attackers = await codeFor('grace@example.com')
+    await ctx.deliverMail()
+    // The owner signs up within the minute with their own password: the same answer, and
+    // their sign-up replaces the other (whose code stops working) rather than being dropped.
+    ctx.clock.advance(20)
+    expect((await signup('grace@example.com')).json).toEqual(SIGNUP_ANSWER('grace@example.com'))
+    const mails = await queryDatabase<{ status: string; next_attempt_at: number }>(ctx, "SELECT status, next_attempt_at FROM mail_outbox WHERE recipient = $1 AND kind = 'signup-code' ORDER BY created_at", ['grace@example.com'])
+    // One mail a minute still: the owner's leaves when the minute since the first is over.
+    expect(mails.map((m) => m.status)).toEqual(['sent', 'pending'])
+    expect(mails[1]!.next_attempt_at - ctx.clock.now()).toBe(40_000)
+    expect(await ctx.deliverMail()).toBe(0)
+    const owners = await codeFor('grace@example.com')
+    expect((await verify('grace@example.com', attackers)).json).toEqual(invalidOtp)
+    ctx.clock.advance(40)
+    expect(await ctx.deliverMail()).toBe(1)
+    expect((await verify('grace@example.com', owners)).status).toBe(201)
     expect((await login('grace@example.com', SIGNUP_PASSWORD)).status).toBe(201)
+    expect((await login('grace@example.com', 'the attacker chose this one')).status).toBe(401)
   })
 
-  it('per address: at most 5 mails an hour, registered or not', async () => {
+  it('per address: at most 5 mails an hour, registered or not; past them no code is live', async () => {
     const { email } = await ctx.addUser({ email: 'ada@example.com' })
+    let last = ''
     for (let i = 0; i < 7; i++) {
       expect((await signup(email)).json).toEqual(SIGNUP_ANSWER(email))
       expect((await signup('grace@example.com')).json).toEqual(SIGNUP_ANSWER('grace@example.com'))
+      if (i === 4) last = await codeFor('grace@example.com')
+      await ctx.deliverMail()
       ctx.clock.advance(61)
     }
     expect((await queued(email)).length).toBe(5)
     expect((await queued('grace@example.com')).length).toBe(5)
+    // The sixth and seventh sign-ups ended the fifth's code: the mailbox holds no live one.
+    expect((await verify('grace@example.com', last)).json).toEqual(invalidOtp)
   })
 
   it('per client IP: 20 sign-ups an hour, then 429 with Retry-After', async () => {

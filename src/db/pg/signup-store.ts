@@ -10,23 +10,27 @@ import { auditEvents, mailOutbox, pendingSignups, signupRequests, users } from '
 
 export function createPgSignupStore(db: PgDb): SignupStore {
   return {
-    async request({ tenantId, emailKey, at, historySince, allowed, audit, pending, mail }) {
+    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, mail }) {
       return db.transaction(async (tx) => {
+        // Two requests for one address at once, on any instances, must not both pass the limits.
         await lockKey(tx, `signup:${tenantId}:${emailKey}`)
         const [history] = await tx
           .select({ issued: count(), lastIssuedAt: max(signupRequests.createdAt) })
           .from(signupRequests)
           .where(and(eq(signupRequests.tenantId, tenantId), eq(signupRequests.emailKey, emailKey), eq(signupRequests.issued, true), gte(signupRequests.createdAt, historySince)))
         const lastIssuedAt = history?.lastIssuedAt === null || history?.lastIssuedAt === undefined ? null : Number(history.lastIssuedAt)
-        const underLimits = allowed({ issued: Number(history?.issued ?? 0), lastIssuedAt })
-        await tx.insert(signupRequests).values({ tenantId, emailKey, createdAt: at, issued: underLimits })
-        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits } }))
-        if (underLimits && pending) {
-          const { tenantId: _t, emailKey: _e, ...replacement } = pending
-          await tx.insert(pendingSignups).values(pending).onConflictDoUpdate({ target: [pendingSignups.tenantId, pendingSignups.emailKey], set: replacement })
+        const slot = slotFor({ issued: Number(history?.issued ?? 0), lastIssuedAt })
+        await tx.insert(signupRequests).values({ tenantId, emailKey, createdAt: slot?.at ?? at, issued: slot !== null })
+        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(slot && slot.at > at && { mailAt: slot.at }) } }))
+        if (pending) {
+          await tx.delete(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey)))
+          if (mail) await tx.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.recipient, mail.recipient), eq(mailOutbox.kind, 'signup-code'), eq(mailOutbox.status, 'pending')))
         }
-        if (underLimits && mail) await tx.insert(mailOutbox).values(mail)
-        return underLimits
+        if (!slot) return null
+        const later = slot.at - at
+        if (pending) await tx.insert(pendingSignups).values({ ...pending, expiresAt: pending.expiresAt + later })
+        if (mail) await tx.insert(mailOutbox).values({ ...mail, nextAttemptAt: slot.at, secretExpiresAt: mail.secretExpiresAt === null ? null : mail.secretExpiresAt + later })
+        return slot
       })
     },
     async find(tenantId, emailKey) {
