@@ -22,7 +22,8 @@ export interface Answer<T> {
 
 /**
  * Runs `work` once per (tenant, key) within 24 hours. `request` is what makes two requests
- * the same (method, path, body); another request with a key already used is a 409.
+ * the same (method, path, body, secrets left out); another request with a key already used is
+ * a 409.
  */
 export async function withIdempotencyKey<T>(
   deps: Pick<Deps, 'store' | 'clock' | 'serverKeys'>,
@@ -32,7 +33,7 @@ export async function withIdempotencyKey<T>(
   const { tenantId, key } = scope
   if (key === undefined) return { ...(await work()), replayed: false }
   if (!KEY_PATTERN.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters')
-  const requestHash = sha256(JSON.stringify(scope.request))
+  const requestHash = sha256(JSON.stringify(withoutSecrets(scope.request)))
   const now = deps.clock.now()
   const held = await deps.store.idempotency.claim({ tenantId, key, requestHash, createdAt: now }, { staleBefore: now - RETENTION_MS, abandonedBefore: now - ABANDONED_AFTER_MS })
   if (held) {
@@ -54,3 +55,18 @@ export async function withIdempotencyKey<T>(
 }
 
 const sealContext = (tenantId: string, key: string) => `idempotency:${tenantId}:${key}`
+
+/** Fields whose values never enter a fingerprint: a fast hash of a body holding a password
+ *  would let anyone with a backup test guesses at SHA-256 speed (product spec §18). */
+const SECRET_FIELDS = new Set(['password'])
+
+/**
+ * The request as fingerprinted: a secret field counts by its presence only. Two requests that
+ * differ only in a password are then "the same request" for 24 hours: the retry gets the
+ * first answer (the user made with the first password), as a retry should.
+ */
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? v !== undefined : withoutSecrets(v)]))
+}

@@ -229,7 +229,8 @@ export const idempotencyKeys = sqliteTable(
   {
     tenantId: text('tenant_id').notNull(),
     key: text('key').notNull(),
-    /** SHA-256 of the request's method, path and body: the same key with another request is a 409. */
+    /** SHA-256 of the request's method, path and body, its password left out (core/idempotency.ts):
+     *  the same key with another request is a 409. */
     requestHash: text('request_hash').notNull(),
     /** The user the request created (erased with the user); null while it runs. */
     userId: text('user_id'),
