@@ -3,9 +3,21 @@ import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
 import type { Tenant } from './types'
 
+/**
+ * Characters a name may not hold: controls (line breaks and tabs among them), line and
+ * paragraph separators, surrogates, private-use and unassigned code points, and format
+ * characters (bidi overrides that reorder the text around them, invisible marks). A name is
+ * shown in mails and pages beside the tenant's own words, so it must not be able to start a
+ * line of its own or hide what follows it (product spec §18). The zero-width (non-)joiner
+ * stay: Persian, Hindi and emoji sequences need them to be written correctly.
+ */
+const FORBIDDEN_IN_NAMES = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]|(?![\u200c\u200d])\p{Cf}/u
+
+/** A name (user, tenant, API key): one line of 1 to 100 characters, trimmed. */
 export function validateName(field: string, raw: unknown): string {
   const value = typeof raw === 'string' ? raw.trim() : ''
   if (value.length < 1 || value.length > 100) throw badRequest(`${field} must be 1 to 100 characters`)
+  if (FORBIDDEN_IN_NAMES.test(value)) throw badRequest(`${field} must be a single line without control or formatting characters`)
   return value
 }
 

@@ -157,6 +157,27 @@ describe('POST /signup then POST /verify-email', () => {
   })
 })
 
+describe('names in the mail', () => {
+  it('are one line without control or formatting characters: anything else is a 400 naming the field, and no mail', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ firstName: 'Mallory\n\nYour account is suspended: call +1 555 0100' }, 'firstName'],
+      [{ firstName: 'Mall\rory' }, 'firstName'],
+      [{ lastName: 'Hopper\u2028Acme support' }, 'lastName'],
+      [{ lastName: 'moc.elpmaxe\u202e' }, 'lastName'],
+      [{ firstName: 'tab\there' }, 'firstName'],
+      [{ firstName: 'invisible\u2063mark' }, 'firstName'],
+    ]
+    for (const [fields, field] of cases) {
+      expect((await signup('grace@example.com', fields)).json).toEqual({ statusCode: 400, message: `${field} must be a single line without control or formatting characters`, data: null })
+    }
+    expect(await queued('grace@example.com')).toEqual([])
+    // Names in any script stay: the mail's text part greets them as given.
+    expect((await signup('grace@example.com', { firstName: 'Zoë', lastName: 'می\u200cخواهم' })).status).toBe(202)
+    const [mail] = await queued('grace@example.com')
+    expect(mail!.text_body.split('\n')[0]).toBe('Hello Zoë,')
+  })
+})
+
 describe('no pre-hijacking', () => {
   it('a second sign-up replaces the first: its code stops working, and the verified one decides the password', async () => {
     await signup('grace@example.com', { password: 'the squatter passphrase', firstName: 'Mallory' })
