@@ -123,14 +123,23 @@ for (const [engine, define, open] of engines) {
       return { t, u }
     }
 
-    it('refuses a second user with the same address in a tenant, and a second tenant with the same audience', withEngine(async ({ store }) => {
+    it('refuses a second user with the same address in a tenant, and a second tenant with the same audience, in any case', withEngine(async (e) => {
+      const { store } = e
       const { t, u } = await seeded(store)
       expect(await store.users.insert({ ...user(t.id), email: u.email })).toBe(false)
       expect(await store.tenants.insert({ ...tenant(), audience: t.audience })).toBe(false)
+      expect(await store.tenants.insert({ ...tenant(), audience: t.audience.toUpperCase() })).toBe(false)
+      // Two tenants taking audiences that differ only in case, at once, from two connections: one wins.
+      const second = e.second()
+      const racing = await Promise.all([store, second].map((s, i) => s.tenants.insert({ ...tenant(), audience: i ? 'https://API.race.example' : 'https://api.race.example' })))
+      expect(racing.sort()).toEqual([false, true])
       const other = tenant()
       expect(await store.tenants.insert(other)).toBe(true)
       expect(await store.tenants.setAudience(other.id, t.audience)).toBe('audience-taken')
+      expect(await store.tenants.setAudience(other.id, t.audience.toUpperCase())).toBe('audience-taken')
       expect(await store.tenants.setAudience(other.id, 'https://api.other.example')).toMatchObject({ id: other.id, audience: 'https://api.other.example' })
+      // A tenant's own audience in another case is no conflict.
+      expect(await store.tenants.setAudience(other.id, 'https://API.other.example')).toMatchObject({ audience: 'https://API.other.example' })
       expect(await store.tenants.setAudience('no-such-tenant', 'x')).toBeNull()
     }))
 

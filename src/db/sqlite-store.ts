@@ -2,7 +2,7 @@
 // builder halved refresh throughput in our measurements); writes that must be atomic run in
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
 import { openDatabase, type Db } from './client'
@@ -85,6 +85,9 @@ export function createSqliteStore(db: Db): Store {
         .run(),
     )
 
+  const audienceTaken = (audience: string, id: string) =>
+    db.select({ id: tenants.id }).from(tenants).where(and(sql`lower(${tenants.audience}) = lower(${audience})`, ne(tenants.id, id))).get() !== undefined
+
   const toSigningKey = (row: typeof signingKeys.$inferSelect): SigningKeyRecord => ({
     ...row,
     alg: row.alg as SigningKeyRecord['alg'],
@@ -93,22 +96,19 @@ export function createSqliteStore(db: Db): Store {
 
   return {
     tenants: {
+      // Audiences are compared in one canonical form (lower case: they are ASCII).
       async insert(tenant: Tenant) {
-        try {
+        return immediate(() => {
+          if (audienceTaken(tenant.audience, tenant.id)) return false
           db.insert(tenants).values(tenant).run()
           return true
-        } catch (error) {
-          if (isUniqueViolation(error)) return false
-          throw error
-        }
+        })
       },
       async setAudience(id, audience) {
-        try {
+        return immediate(() => {
+          if (audienceTaken(audience, id)) return 'audience-taken' as const
           return db.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning().get() ?? null
-        } catch (error) {
-          if (isUniqueViolation(error)) return 'audience-taken'
-          throw error
-        }
+        })
       },
       async setSignup(id, signup) {
         return db.update(tenants).set({ signup }).where(eq(tenants.id, id)).returning().get() ?? null

@@ -2,7 +2,7 @@
 // SQLite store's (../sqlite-store.ts); what differs is how races across processes are
 // settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, like, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, like, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability, retryAborted } from '../availability'
@@ -27,6 +27,16 @@ async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean
     if (isPgUniqueViolation(error)) return false
     throw error
   }
+}
+
+/** Whether a tenant other than `id` has this audience, compared in lower case. */
+async function audienceTaken(tx: Pick<PgDb, 'select'>, audience: string, id: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ id: tenants.id })
+    .from(tenants)
+    .where(and(sql`lower(${tenants.audience}) = lower(${audience})`, ne(tenants.id, id)))
+    .limit(1)
+  return row !== undefined
 }
 
 const toSigningKey = (row: typeof signingKeys.$inferSelect): SigningKeyRecord => ({ ...row, alg: row.alg as SigningKeyRecord['alg'], publicJwk: JSON.parse(row.publicJwk) })
@@ -126,15 +136,21 @@ function createRawPgStore(db: PgDb): Store {
 
   return {
     tenants: {
-      insert: (tenant) => insertUnlessTaken(() => db.insert(tenants).values(tenant)),
+      // Audiences are compared in one canonical form (lower case: they are ASCII), under a
+      // lock that two instances changing audiences at once both take.
+      insert: (tenant) =>
+        db.transaction(async (tx) => {
+          await lockKey(tx, 'tenant-audience')
+          if (await audienceTaken(tx, tenant.audience, tenant.id)) return false
+          return insertUnlessTaken(() => tx.insert(tenants).values(tenant))
+        }),
       async setAudience(id, audience) {
-        try {
-          const [row] = await db.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning()
+        return db.transaction(async (tx) => {
+          await lockKey(tx, 'tenant-audience')
+          if (await audienceTaken(tx, audience, id)) return 'audience-taken' as const
+          const [row] = await tx.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning()
           return row ?? null
-        } catch (error) {
-          if (isPgUniqueViolation(error)) return 'audience-taken'
-          throw error
-        }
+        })
       },
       async setSignup(id, signup) {
         const [row] = await db.update(tenants).set({ signup }).where(eq(tenants.id, id)).returning()
