@@ -275,7 +275,7 @@ for (const [engine, define, open] of engines) {
     it('hands each outbox message to exactly one of several claiming workers, and back after its lease', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
       // (a password set by an admin queues its notice: one way in through the Store)
-      await e.store.users.replacePassword({ userId: u.id, passwordHash: 'x', now, notice: mail(t.id) })
+      await e.store.users.replacePassword({ userId: u.id, passwordHash: 'x', now, notice: mail(t.id), reason: 'password-set-by-admin' })
       const second = e.second()
       const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).outbox.claimNext(now, 60_000)))
       const claimed = claims.filter((m) => m !== null)

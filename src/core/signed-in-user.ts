@@ -6,6 +6,9 @@ import { verifyAccessToken } from './access-tokens'
 import { audit, auditEvent, type Actor } from './audit'
 import type { Deps } from './deps'
 import { notFound, tenantDisabled, unauthorized, userDisabled } from './errors'
+import { passwordChangedNotice } from './mail/outbox'
+import { checkPasswordPolicy } from './password-policy'
+import { requireRecentAuth } from './step-up'
 import type { RefreshFamily, Tenant, User } from './types'
 
 export interface Caller {
@@ -88,4 +91,26 @@ export async function endAllSessions(deps: Pick<Deps, 'store' | 'clock'>, caller
   const ended = await deps.store.sessions.revokeUserFamilies(caller.user.id, deps.clock.now(), 'logout-all')
   await audit(deps, 'sessions.ended_all', actor, { tenantId: caller.tenant.id, userId: caller.user.id, detail: { ended } })
   return ended
+}
+
+/**
+ * POST /me/password: the signed-in user sets a new password. Needs step-up (a proof of the
+ * user within the last few minutes of this session): a stolen token must not lock the owner
+ * out. The policy applies; the user's other sessions end, their OTPs, setup tokens and login
+ * challenges are spent, and a mail tells them; this session goes on.
+ */
+export async function changePasswordInSession(
+  deps: Pick<Deps, 'store' | 'clock' | 'config' | 'hasher' | 'mailQueued'>,
+  caller: Caller,
+  newPassword: string,
+  actor: Actor,
+): Promise<User> {
+  requireRecentAuth(deps, caller)
+  const { user, tenant } = caller
+  const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(newPassword, deps.config.passwordMinLength, user))
+  const now = deps.clock.now()
+  await deps.store.users.replacePassword({ userId: user.id, passwordHash, now, notice: passwordChangedNotice(tenant, user, now), reason: 'password-changed', keepSessionId: caller.sessionId })
+  deps.mailQueued.notify()
+  await audit(deps, 'password.changed', actor, { tenantId: tenant.id, userId: user.id, detail: { in: 'session' } })
+  return { ...user, passwordHash, updatedAt: now }
 }

@@ -51,8 +51,10 @@ export interface UserStore {
   insertMany(users: User[], setupTokens: SetupToken[]): Promise<boolean>
   /** How many stored password hashes use each parameter set (see core/passwords.ts). */
   passwordHashParameters(): Promise<Array<{ parameters: string; count: number }>>
-  /** An admin sets the password: also spends setup tokens, revokes every session, queues the notice. */
-  replacePassword(input: { userId: string; passwordHash: string; now: number; notice: OutboxMessage }): Promise<void>
+  /** A new password set by an admin, or by the user from a session: also spends setup tokens,
+   *  OTPs and login challenges, revokes every session but `keepSessionId` (the one that made
+   *  the change, if any) for `reason`, and queues the notice; one transaction. */
+  replacePassword(input: { userId: string; passwordHash: string; now: number; notice: OutboxMessage; reason: string; keepSessionId?: string }): Promise<void>
 }
 
 /** The reset mails issued to one address in a span of time. */

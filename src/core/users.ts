@@ -234,7 +234,7 @@ export async function setUserPassword(
   const tenant = await getTenant(deps, user.tenantId)
   const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(password, deps.config.passwordMinLength, user))
   const now = deps.clock.now()
-  await deps.store.users.replacePassword({ userId, passwordHash, now, notice: passwordChangedNotice(tenant, user, now) })
+  await deps.store.users.replacePassword({ userId, passwordHash, now, notice: passwordChangedNotice(tenant, user, now), reason: 'password-set-by-admin' })
   deps.mailQueued.notify()
   await audit(deps, 'password.set_by_admin', actor, { tenantId: tenant.id, userId })
   return { ...user, passwordHash, updatedAt: now }

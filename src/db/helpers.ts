@@ -50,11 +50,11 @@ export function revokeSessionsOf(db: Db, owner: SessionsOwner, now: number, reas
  * What every new password brings, inside the caller's transaction: the hash stored, the
  * user's setup tokens and OTPs spent, every session revoked, and the notice queued.
  */
-export function replacePasswordInTransaction(db: Db, input: { userId: string; passwordHash: string; now: number; reason: string; notice: OutboxMessage }) {
+export function replacePasswordInTransaction(db: Db, input: { userId: string; passwordHash: string; now: number; reason: string; notice: OutboxMessage; keepSessionId?: string }) {
   const { userId, passwordHash, now, reason, notice } = input
   db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
   spendOutstandingSecrets(db, { userId }, now)
-  revokeSessionsOf(db, { userId }, now, reason)
+  revokeSessionsOf(db, { userId, exceptFamilyId: input.keepSessionId }, now, reason)
   db.insert(mailOutbox).values(notice).run()
 }
 

@@ -234,8 +234,8 @@ export function createSqliteStore(db: Db): Store {
           )
           .all() as Array<{ parameters: string; count: number }>
       },
-      async replacePassword({ userId, passwordHash, now, notice }) {
-        await immediate(() => replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
+      async replacePassword(input) {
+        await immediate(() => replacePasswordInTransaction(db, input))
       },
     },
 

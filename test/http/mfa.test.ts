@@ -329,6 +329,25 @@ describe('step-up: a stolen token cannot change how the account is protected (§
     expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '203.0.113.66' })).status).toBe(429)
   })
 
+  it('changes the password from a session only with a recent proof; the other sessions end, this one goes on', async () => {
+    const other = await login()
+    const token = (await login()).json.data.response.accessToken
+    const change = (newPassword: string) => ctx.call('POST', '/api/v1/auth/me/password', { headers: bearer(token), body: { newPassword } })
+    ctx.clock.advance(5 * 60 + 1)
+    expect((await change('a brand new passphrase of mine')).json).toEqual(stepUpRequired)
+    expect((await login('a brand new passphrase of mine')).status).toBe(401)
+    expect((await reauthenticate(token, { password: PASSWORD })).status).toBe(200)
+    expect((await change('short')).json).toEqual({ statusCode: 400, message: 'Password must be at least 15 characters long', data: null })
+    const changed = await change('a brand new passphrase of mine')
+    expect(changed.json).toMatchObject({ statusCode: 200, message: 'Password changed', data: { email } })
+    expect((await login('a brand new passphrase of mine')).status).toBe(201)
+    expect((await login()).status).toBe(401)
+    expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { cookie: `refreshToken=${other.refreshCookie}` })).status).toBe(401)
+    expect((await ctx.call('GET', '/api/v1/auth/me', { headers: bearer(token) })).status).toBe(200)
+    const [notice] = await queryDatabase<{ kind: string }>(ctx, "SELECT kind FROM mail_outbox WHERE kind = 'password-changed' AND recipient = $1", [email])
+    expect(notice).toEqual({ kind: 'password-changed' })
+  })
+
   it('ends every other session when the factor is turned on: those opened with the password alone do not keep the account', async () => {
     const other = await login()
     const token = (await login()).json.data.response.accessToken

@@ -49,6 +49,7 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/auth/logout',
       '/api/v1/auth/logout-all',
       '/api/v1/auth/me',
+      '/api/v1/auth/me/password',
       '/api/v1/auth/mfa/totp',
       '/api/v1/auth/mfa/totp/confirm',
       '/api/v1/auth/mfa/verify',

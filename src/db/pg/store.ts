@@ -252,8 +252,8 @@ function createRawPgStore(db: PgDb): Store {
         const rows = await db.select({ parameters, count: sql<number>`count(*)::int` }).from(users).where(like(users.passwordHash, '$argon2id$v=19$%')).groupBy(parameters)
         return rows.map((r) => ({ parameters: r.parameters, count: Number(r.count) }))
       },
-      async replacePassword({ userId, passwordHash, now, notice }) {
-        await db.transaction((tx) => replacePassword(tx, { userId, passwordHash, now, reason: 'password-set-by-admin', notice }))
+      async replacePassword(input) {
+        await db.transaction((tx) => replacePassword(tx, input))
       },
     },
 

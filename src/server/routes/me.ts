@@ -1,7 +1,7 @@
 // The signed-in user (product spec §16): who am I, my sessions, ending one or all of them.
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { endAllSessions, endSession, listSessions } from '../../core/signed-in-user'
+import { changePasswordInSession, endAllSessions, endSession, listSessions } from '../../core/signed-in-user'
 import { toPublicUser } from '../../core/users'
 import { envelope } from '../errors'
 import { BEARER, responses, schemas } from '../openapi'
@@ -44,6 +44,18 @@ export const meRoutes = (deps: Deps) =>
         },
       },
     )
+    .post('/me/password', async ({ caller, actor, body }) => envelope(200, 'Password changed', toPublicUser(await changePasswordInSession(deps, caller, body.newPassword, actor), caller.tenant)), {
+      bearer: true,
+      parse: 'json',
+      body: t.Object({ newPassword: t.String() }),
+      detail: {
+        summary: 'Change my password',
+        description:
+          "Needs step-up: the session must have proved its user (login or POST /reauthenticate) within the last 5 minutes, else 403 step_up_required. The password policy applies (400 naming the rule). The user's other sessions end, outstanding OTPs, setup tokens and login challenges are spent, and a mail tells the user; this session goes on.",
+        security: BEARER,
+        responses: responses({ status: 200, description: 'Changed', data: schemas.User }, [400, 401, 403, 413, 503]),
+      },
+    })
     .post(
       '/logout-all',
       async ({ caller, actor, cookie }) => {
