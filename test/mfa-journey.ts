@@ -2,7 +2,8 @@
 // up: a signed-in user turns TOTP on over HTTP, logs in through the challenge with a code and
 // then with a recovery code, the mails arrive by real SMTP, and the CLI's `users mfa-reset`
 // and the admin API's DELETE …/mfa (the lost phone) bring login back to the password alone, as
-// the user's own DELETE /mfa/totp with a code does.
+// the user's own DELETE /mfa/totp with a code does. Turning it on ends the older sessions;
+// POST /reauthenticate proves a session again for the changes that need step-up.
 import { expect } from 'bun:test'
 import type { cliRunner } from './cli-runner'
 import { toResult } from './helpers'
@@ -64,6 +65,8 @@ export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: strin
   const again = { authorization: `Bearer ${plain.json.data.response.accessToken}` }
   const second = (await call('POST', '/mfa/totp', undefined, again)).json.data.secret
   expect((await call('POST', '/mfa/totp/confirm', { code: totpCode(second, totpStep(Date.now())) }, again)).status).toBe(200)
+  // Turning it on ended the sessions opened before (the one with the recovery code among them).
+  expect((await call('GET', '/refresh-token', undefined, { cookie: `refreshToken=${byRecovery.refreshCookie}` })).status).toBe(401)
   expect((await login()).json.data.response.mfaRequired).toBe(true)
   const adminKey = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId, '--name', 'backend-mfa', '--scope', 'admin'])).json.key
   const removed = await fetch(`${url}/api/v1/admin/users/${user.userId}/mfa`, { method: 'DELETE', headers: { 'x-api-key': adminKey } }).then(toResult)
@@ -71,7 +74,10 @@ export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: strin
   expect((await login()).json.data.response.mfaRequired).toBeUndefined()
   await smtp.waitFor((m) => sentTo(email)(m) && subjects().filter((s) => s === 'Acme: an administrator removed your two-factor authentication').length === 2)
 
-  // On once more, then off by the user, proved with a code.
+  // On once more, then off by the user, proved with a code, in a session that proved its
+  // user again (step-up) with the password.
+  const reauthenticated = await call('POST', '/reauthenticate', { password }, again)
+  expect({ status: reauthenticated.status, message: reauthenticated.json.message }).toEqual({ status: 200, message: 'Reauthenticated' })
   const third = (await call('POST', '/mfa/totp', undefined, again)).json.data.secret
   const thirdStep = totpStep(Date.now())
   expect((await call('POST', '/mfa/totp/confirm', { code: totpCode(third, thirdStep) }, again)).status).toBe(200)
