@@ -82,31 +82,38 @@ export async function startTotpEnrolment(deps: MfaDeps, caller: Caller, actor: A
 /** POST /mfa/totp/confirm: the first code turns the factor on and gives the recovery codes,
  *  once, and ends the user's other sessions: those opened with the password alone must not
  *  keep an account its owner has just protected. */
-export async function confirmTotpEnrolment(deps: MfaDeps, caller: Caller, code: string, actor: Actor): Promise<{ recoveryCodes: string[] }> {
+export async function confirmTotpEnrolment(deps: VerifyDeps, caller: Caller, code: string, actor: Actor, deviceCookie?: string): Promise<{ recoveryCodes: string[] }> {
   const { user, tenant } = caller
-  const factor = await deps.store.mfa.findTotp(user.id)
-  if (!factor || factor.confirmedAt !== null) throw badRequest('No two-factor enrolment in progress: start one with POST /mfa/totp')
-  const now = deps.clock.now()
-  const typed = typedTotpCode(code)
-  const step = typed === null ? null : matchTotp(openSecret(deps, user.id, factor.sealedSecret), typed, now, null)
-  if (step === null) {
-    await audit(deps, 'mfa.failed', actor, { tenantId: tenant.id, userId: user.id, detail: { stage: 'enrolment' } })
-    throw invalidCode()
-  }
-  const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
-  const stored: RecoveryCode[] = recoveryCodes.map((c) => ({ id: Bun.randomUUIDv7(), userId: user.id, codeHash: recoveryCodeHash(deps, user.id, c), usedAt: null }))
-  const confirmed = await deps.store.mfa.confirmTotp({
-    userId: user.id,
-    step,
-    now,
-    keepSessionId: caller.sessionId,
-    recoveryCodes: stored,
-    mail: notice(deps, user, tenant, 'enrolled'),
-    audit: auditEvent(deps, 'mfa.enrolled', actor, { tenantId: tenant.id, userId: user.id }),
+  return deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, async () => {
+    const factor = await deps.store.mfa.findTotp(user.id)
+    if (!factor || factor.confirmedAt !== null) throw badRequest('No two-factor enrolment in progress: start one with POST /mfa/totp')
+    // A guess like any other: whoever holds a stolen token and guesses the code of an
+    // enrolment its owner started would be handed the recovery codes.
+    const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }
+    const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie }, { perIpFailures: false, detail: about.detail })
+    const now = deps.clock.now()
+    const typed = typedTotpCode(code)
+    const step = typed === null ? null : matchTotp(openSecret(deps, user.id, factor.sealedSecret), typed, now, null)
+    if (step === null) {
+      await settle(deps, guess, 'failure', auditEvent(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'enrolment' } }))
+      throw invalidCode()
+    }
+    await settle(deps, guess, 'success')
+    const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
+    const stored: RecoveryCode[] = recoveryCodes.map((c) => ({ id: Bun.randomUUIDv7(), userId: user.id, codeHash: recoveryCodeHash(deps, user.id, c), usedAt: null }))
+    const confirmed = await deps.store.mfa.confirmTotp({
+      userId: user.id,
+      step,
+      now,
+      keepSessionId: caller.sessionId,
+      recoveryCodes: stored,
+      mail: notice(deps, user, tenant, 'enrolled'),
+      audit: auditEvent(deps, 'mfa.enrolled', actor, { tenantId: tenant.id, userId: user.id }),
+    })
+    if (!confirmed) throw conflict('Two-factor authentication is already on')
+    deps.mailQueued.notify()
+    return { recoveryCodes }
   })
-  if (!confirmed) throw conflict('Two-factor authentication is already on')
-  deps.mailQueued.notify()
-  return { recoveryCodes }
 }
 
 /** A code that matches the user's factor, not yet spent. */

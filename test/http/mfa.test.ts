@@ -348,6 +348,18 @@ describe('step-up: a stolen token cannot change how the account is protected (§
     expect(notice).toEqual({ kind: 'password-changed' })
   })
 
+  it("counts wrong codes at confirming an enrolment against the account's login back-off too", async () => {
+    await ctx.close()
+    ctx = await createTestContext({ AUTHD_REFUSAL_HOLD_MS: '0' })
+    email = (await ctx.addUser({ email: 'ada@example.com' })).email
+    const token = (await login()).json.data.response.accessToken
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+    const wrong = String((Number(codeOf(secret)) + 500_000) % 1_000_000).padStart(6, '0')
+    const statuses: number[] = []
+    for (let i = 0; i < 10; i++) statuses.push((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: wrong }, peer: '203.0.113.67' })).status)
+    expect(statuses).toEqual([...Array(5).fill(400), ...Array(5).fill(429)])
+  })
+
   it('ends every other session when the factor is turned on: those opened with the password alone do not keep the account', async () => {
     const other = await login()
     const token = (await login()).json.data.response.accessToken

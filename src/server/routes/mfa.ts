@@ -31,16 +31,18 @@ export const mfaRoutes = (deps: Deps) =>
     })
     .post(
       '/mfa/totp/confirm',
-      async ({ caller, actor, body }) => envelope(200, 'Two-factor authentication is on', await confirmTotpEnrolment(deps, caller, body.code, actor)),
+      async ({ caller, actor, body, cookie }) =>
+        envelope(200, 'Two-factor authentication is on', await confirmTotpEnrolment(deps, caller, body.code, actor, readDeviceCookie(cookie[DEVICE_COOKIE]))),
       {
         bearer: true,
         parse: 'json',
         body: code,
         detail: {
           summary: 'Confirm TOTP enrolment with a code',
-          description: "Turns two-factor authentication on and returns 10 single-use recovery codes, shown this once (stored hashed). Ends the user's other sessions (those opened before the account was protected); this one stays. A mail tells the user.",
+          description:
+            "Turns two-factor authentication on and returns 10 single-use recovery codes, shown this once (stored hashed). Ends the user's other sessions (those opened before the account was protected); this one stays. A mail tells the user. Wrong codes count toward the account's login back-off (429).",
           security: BEARER,
-          responses: responses({ status: 200, description: 'On', data: t.Object({ recoveryCodes: t.Array(t.String(), { minItems: 10, maxItems: 10 }) }) }, [400, 401, 403, 409, 413]),
+          responses: responses({ status: 200, description: 'On', data: t.Object({ recoveryCodes: t.Array(t.String(), { minItems: 10, maxItems: 10 }) }) }, [400, 401, 403, 409, 413, 429]),
         },
       },
     )
