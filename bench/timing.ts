@@ -3,7 +3,7 @@
 // cancel out), and we report the median of the per-pair differences with a bootstrap 95%
 // confidence interval. An interval that straddles 0 means no difference we can detect.
 import { writeFileSync } from 'node:fs'
-import { totpCode, totpStep } from '../src/core/totp'
+import { totpCode, totpStep } from '../src/core/mfa/totp'
 import { bootstrapMedianCI, median, NO_LIMITS, PASSWORD, startAuthd, timed } from './lib'
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 200)

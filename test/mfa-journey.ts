@@ -8,7 +8,7 @@ import { expect } from 'bun:test'
 import type { cliRunner } from './cli-runner'
 import { toResult } from './helpers'
 import { sentTo, type TestSmtp } from './smtp'
-import { totpCode, totpStep } from '../src/core/totp'
+import { totpCode, totpStep } from '../src/core/mfa/totp'
 
 export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: string, tenantId: string, apiKey: string, smtp: TestSmtp, email: string, password: string) {
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Store } from '../src/core/store'
-import type { MfaChallenge, OutboxMessage, PendingSignup, RefreshFamily, RefreshToken, Tenant, User } from '../src/core/types'
+import { TENANT_SETTINGS_UNSET, type MfaChallenge, type OutboxMessage, type PendingSignup, type RefreshFamily, type RefreshToken, type Tenant, type User } from '../src/core/types'
 import { openDatabase } from '../src/db/client'
 import { runMigrations } from '../src/db/migrate'
 import { openPostgres } from '../src/db/pg/client'
@@ -72,7 +72,7 @@ const engines: Array<[string, (name: string, body: () => void) => void, () => Pr
 ]
 
 const now = 1_800_000_000_000
-const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}`, signup: 'closed' })
+const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}`, signup: 'closed', ...TENANT_SETTINGS_UNSET })
 const user = (tenantId: string, email = 'ada@example.com'): User => ({
   id: Bun.randomUUIDv7(),
   tenantId,
@@ -413,7 +413,7 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.mfa.countRecoveryCodes(u.id)).toBe(2)
 
       // Removal takes the factor, the codes and the user's challenges, once.
-      await e.store.mfa.createChallenge({ id: Bun.randomUUIDv7(), tokenHash: 'live', userId: u.id, tenantId: t.id, rememberMe: false, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null })
+      await e.store.mfa.createChallenge({ id: Bun.randomUUIDv7(), tokenHash: 'live', userId: u.id, tenantId: t.id, rememberMe: false, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null })
       const removals = await Promise.all([e.store, second].map((store) => store.mfa.removeTotp({ userId: u.id, audit: { ...audit, type: 'mfa.disabled' } })))
       expect(removals.filter(Boolean)).toHaveLength(1)
       expect(await e.store.mfa.findTotp(u.id)).toBeNull()
@@ -424,7 +424,7 @@ for (const [engine, define, open] of engines) {
 
     it('spends a login challenge once when 20 verifications race, ends it at the attempt cap or its expiry, and prunes it after', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const challenge = (tokenHash: string): MfaChallenge => ({ id: Bun.randomUUIDv7(), tokenHash, userId: u.id, tenantId: t.id, rememberMe: true, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null })
+      const challenge = (tokenHash: string): MfaChallenge => ({ id: Bun.randomUUIDv7(), tokenHash, userId: u.id, tenantId: t.id, rememberMe: true, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null })
       const raced = challenge('raced')
       await e.store.mfa.createChallenge(raced)
       expect(await e.store.mfa.findChallenge('raced')).toEqual(raced)

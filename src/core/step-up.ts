@@ -10,7 +10,7 @@ import { auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, invalidCredentials, stepUpRequired, unauthorized } from './errors'
 import { judged, settle } from './limits'
-import { proveTotpCode } from './mfa'
+import { proveTotpCode } from './mfa/factor'
 import { normalisePassword } from './password-policy'
 import type { Caller } from './signed-in-user'
 

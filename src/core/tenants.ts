@@ -1,7 +1,7 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
-import type { Tenant } from './types'
+import { TENANT_SETTINGS_UNSET, type Tenant } from './types'
 
 /**
  * Characters a name may not hold: controls (line breaks and tabs among them), line and
@@ -40,7 +40,7 @@ export async function createTenant(
 ): Promise<Tenant> {
   const id = Bun.randomUUIDv7()
   const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience)
-  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed' }
+  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed', ...TENANT_SETTINGS_UNSET }
   if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(audience)
   await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience } })
   return tenant

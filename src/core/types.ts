@@ -16,7 +16,31 @@ export interface Tenant {
   audience: string
   /** Who may sign up, as stored: `closed`, `open` or `domains:…` (core/signup.ts reads it). */
   signup: string
+  /** The tenant's name in its pages' URLs (`/t/{slug}/`), if set. */
+  slug: string | null
+  /** Branding of the pages and mails (null: the defaults). */
+  displayName: string | null
+  accentColor: string | null
+  logoUrl: string | null
+  logoImage: string | null
+  logoContentType: string | null
+  /** The passkeys' relying party (core/passkeys/relying-party.ts; null: from AUTHD_PUBLIC_URL). */
+  passkeyRpId: string | null
+  /** A JSON array of origins, as stored. */
+  passkeyOrigins: string | null
 }
+
+/** A new tenant's optional settings, all unset. */
+export const TENANT_SETTINGS_UNSET = {
+  slug: null,
+  displayName: null,
+  accentColor: null,
+  logoUrl: null,
+  logoImage: null,
+  logoContentType: null,
+  passkeyRpId: null,
+  passkeyOrigins: null,
+} as const satisfies Partial<Tenant>
 
 export interface ApiKey {
   id: string
@@ -122,7 +146,7 @@ export interface PendingSignup {
   spentAt: number | null
 }
 
-/** A user's TOTP factor; the secret is sealed (core/mfa.ts). */
+/** A user's TOTP factor; the secret is sealed (core/mfa/). */
 export interface TotpFactor {
   userId: string
   sealedSecret: string
@@ -152,9 +176,44 @@ export interface MfaChallenge {
   expiresAt: number
   attempts: number
   spentAt: number | null
+  /** The WebAuthn challenge a passkey signs to pass it (null when the user had no passkey). */
+  webauthnChallenge: string | null
 }
 
-export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used'
+/** A user's WebAuthn credential (core/passkeys). */
+export interface Passkey {
+  id: string
+  tenantId: string
+  userId: string
+  /** base64url, as the authenticator gave it. */
+  credentialId: string
+  /** The COSE public key, base64url. */
+  publicKey: string
+  counter: number
+  /** A JSON array of transports. */
+  transports: string
+  deviceType: string
+  backedUp: boolean
+  aaguid: string
+  name: string
+  createdAt: number
+  lastUsedAt: number | null
+}
+
+/** A registration or passwordless sign-in ceremony in flight. */
+export interface WebauthnChallenge {
+  id: string
+  tenantId: string
+  userId: string | null
+  purpose: 'register' | 'login'
+  /** base64url, as sent in the options. */
+  challenge: string
+  createdAt: number
+  expiresAt: number
+  spentAt: number | null
+}
+
+export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used' | 'passkey-added'
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'expired'
 
 export interface OutboxMessage {

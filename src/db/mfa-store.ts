@@ -1,4 +1,4 @@
-// Second factors over SQLite (core/mfa.ts). The conditional writes here are what make a TOTP
+// Second factors over SQLite (core/mfa/). The conditional writes here are what make a TOTP
 // code work once, a recovery code once, and a challenge give one session however many race.
 import { and, count, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { MfaStore } from '../core/store'

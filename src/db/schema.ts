@@ -14,8 +14,21 @@ export const tenants = sqliteTable(
     audience: text('audience').notNull().default(''),
     /** Who may sign up (core/signup.ts): `closed`, `open` or `domains:a.example,b.example`. */
     signup: text('signup').notNull().default('closed'),
+    /** The tenant's name in the URLs of its pages (`/t/{slug}/login`): lower-case letters, digits and dashes. */
+    slug: text('slug'),
+    /** Branding of the pages and mails: the name shown (default: name), an accent colour (#rrggbb), a logo. */
+    displayName: text('display_name'),
+    accentColor: text('accent_color'),
+    /** An https URL, or null when the logo is stored here (logoImage, base64) or absent. */
+    logoUrl: text('logo_url'),
+    logoImage: text('logo_image'),
+    logoContentType: text('logo_content_type'),
+    /** The passkeys' relying party (core/passkeys): its RP ID and allowed origins (a JSON array);
+     *  null: the host and origin of AUTHD_PUBLIC_URL. */
+    passkeyRpId: text('passkey_rp_id'),
+    passkeyOrigins: text('passkey_origins'),
   },
-  (t) => [uniqueIndex('tenants_audience_idx').on(t.audience)],
+  (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
 
 export const apiKeys = sqliteTable(
@@ -158,7 +171,7 @@ export const mailOutbox = sqliteTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used'] }).notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used', 'passkey-added'] }).notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     textBody: text('text_body'),
@@ -276,7 +289,7 @@ export const signupRequests = sqliteTable(
   (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
 )
 
-// A user's TOTP factor (core/mfa.ts). The secret is sealed (AES-256-GCM under a server key,
+// A user's TOTP factor (core/mfa/). The secret is sealed (AES-256-GCM under a server key,
 // bound to the user id): a copy of this table alone gives no codes away. Unconfirmed until
 // the first code is entered; last_used_step makes each code work once.
 export const mfaTotp = sqliteTable('mfa_totp', {
@@ -318,6 +331,51 @@ export const mfaChallenges = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     attempts: integer('attempts').notNull(),
     spentAt: integer('spent_at'),
+    /** The WebAuthn challenge a passkey signs to pass this challenge (null: the user has no passkey). */
+    webauthnChallenge: text('webauthn_challenge'),
   },
   (t) => [uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
+)
+
+// Passkeys (core/passkeys): a user's WebAuthn credentials. The public key (COSE, base64url) is
+// not secret; the credential id is registered once per tenant.
+export const passkeys = sqliteTable(
+  'passkeys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    credentialId: text('credential_id').notNull(),
+    publicKey: text('public_key').notNull(),
+    counter: integer('counter').notNull(),
+    /** A JSON array of the transports the authenticator named (usb, nfc, ble, internal, hybrid). */
+    transports: text('transports').notNull(),
+    /** singleDevice (bound to one authenticator) or multiDevice (synced). */
+    deviceType: text('device_type').notNull(),
+    backedUp: integer('backed_up', { mode: 'boolean' }).notNull(),
+    aaguid: text('aaguid').notNull(),
+    name: text('name').notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+  },
+  (t) => [uniqueIndex('passkeys_credential_idx').on(t.tenantId, t.credentialId), index('passkeys_user_idx').on(t.userId)],
+)
+
+// A registration or passwordless sign-in ceremony in flight: single use, 5 minutes, bound to
+// its tenant (and user, for a registration).
+export const webauthnChallenges = sqliteTable(
+  'webauthn_challenges',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['register', 'login'] }).notNull(),
+    challenge: text('challenge').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    spentAt: integer('spent_at'),
+  },
+  (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt)],
 )

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { setUserDisabled, setUserPassword } from '../../src/core/users'
-import { totpCode, totpStep } from '../../src/core/totp'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 
 const invalidCode = { statusCode: 400, message: 'Invalid or expired code', data: null }

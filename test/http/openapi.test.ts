@@ -7,7 +7,7 @@ import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { createApiKey } from '../../src/core/api-keys'
 import { setTenantSignup } from '../../src/core/signup'
-import { totpCode, totpStep } from '../../src/core/totp'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createUser } from '../../src/core/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 

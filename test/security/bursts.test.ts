@@ -3,7 +3,7 @@
 // as the same N guesses in a row. Runs on SQLite and, in the second pass, on PostgreSQL.
 import { afterEach, describe, expect, it } from 'bun:test'
 import { setTenantSignup } from '../../src/core/signup'
-import { totpCode, totpStep } from '../../src/core/totp'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { silentLogger } from '../../src/log'
 import { openRuntime } from '../../src/runtime'
 import { createApp } from '../../src/server/app'

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { inviteUser } from '../../src/core/setup-password'
-import { totpCode, totpStep } from '../../src/core/totp'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createUser, deleteUser } from '../../src/core/users'
 import { createTestContext, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 

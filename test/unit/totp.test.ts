@@ -1,7 +1,7 @@
 // TOTP against the independent reference: the test vectors of RFC 6238 Appendix B (SHA-1) and
 // RFC 4226 Appendix D, and the RFC 4648 base32 vectors.
 import { describe, expect, it } from 'bun:test'
-import { base32Decode, base32Encode, hotp, matchTotp, otpauthUrl, totpCode, totpStep } from '../../src/core/totp'
+import { base32Decode, base32Encode, hotp, matchTotp, otpauthUrl, totpCode, totpStep } from '../../src/core/mfa/totp'
 
 const RFC_SECRET = base32Encode(Buffer.from('12345678901234567890'))
 

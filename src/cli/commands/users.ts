@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { resetMfa } from '../../core/mfa'
+import { resetMfa } from '../../core/mfa/enrolment'
 import { getTenant } from '../../core/tenants'
 import { createUser, deleteUser, listUsers, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
 import { contextFrom } from '../context'

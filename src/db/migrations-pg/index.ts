@@ -6,6 +6,7 @@ import m2 from './0002_admin_api.sql' with { type: 'text' }
 import m3 from './0003_signup.sql' with { type: 'text' }
 import m4 from './0004_mfa_totp.sql' with { type: 'text' }
 import m5 from './0005_step_up.sql' with { type: 'text' }
+import m6 from './0006_passkeys_and_tenant_pages.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -14,6 +15,7 @@ export const migrationFiles: Record<string, string> = {
   '0003_signup': m3,
   '0004_mfa_totp': m4,
   '0005_step_up': m5,
+  '0006_passkeys_and_tenant_pages': m6,
 }
 
 export { journal }

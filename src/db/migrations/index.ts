@@ -10,6 +10,7 @@ import m6 from './0006_admin_api.sql' with { type: 'text' }
 import m7 from './0007_signup.sql' with { type: 'text' }
 import m8 from './0008_mfa_totp.sql' with { type: 'text' }
 import m9 from './0009_step_up.sql' with { type: 'text' }
+import m10 from './0010_passkeys_and_tenant_pages.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -22,6 +23,7 @@ export const migrationFiles: Record<string, string> = {
   '0007_signup': m7,
   '0008_mfa_totp': m8,
   '0009_step_up': m9,
+  '0010_passkeys_and_tenant_pages': m10,
 }
 
 export { journal }

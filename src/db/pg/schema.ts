@@ -15,8 +15,16 @@ export const tenants = pgTable(
     disabledAt: ms('disabled_at'),
     audience: text('audience').notNull(),
     signup: text('signup').notNull().default('closed'),
+    slug: text('slug'),
+    displayName: text('display_name'),
+    accentColor: text('accent_color'),
+    logoUrl: text('logo_url'),
+    logoImage: text('logo_image'),
+    logoContentType: text('logo_content_type'),
+    passkeyRpId: text('passkey_rp_id'),
+    passkeyOrigins: text('passkey_origins'),
   },
-  (t) => [uniqueIndex('tenants_audience_idx').on(t.audience)],
+  (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
 
 export const apiKeys = pgTable(
@@ -148,7 +156,7 @@ export const mailOutbox = pgTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used'] }).notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used', 'passkey-added'] }).notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     textBody: text('text_body'),
@@ -289,6 +297,44 @@ export const mfaChallenges = pgTable(
     expiresAt: ms('expires_at').notNull(),
     attempts: integer('attempts').notNull(),
     spentAt: ms('spent_at'),
+    webauthnChallenge: text('webauthn_challenge'),
   },
   (t) => [uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
+)
+
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    credentialId: text('credential_id').notNull(),
+    publicKey: text('public_key').notNull(),
+    counter: ms('counter').notNull(),
+    transports: text('transports').notNull(),
+    deviceType: text('device_type').notNull(),
+    backedUp: boolean('backed_up').notNull(),
+    aaguid: text('aaguid').notNull(),
+    name: text('name').notNull(),
+    createdAt: ms('created_at').notNull(),
+    lastUsedAt: ms('last_used_at'),
+  },
+  (t) => [uniqueIndex('passkeys_credential_idx').on(t.tenantId, t.credentialId), index('passkeys_user_idx').on(t.userId)],
+)
+
+export const webauthnChallenges = pgTable(
+  'webauthn_challenges',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['register', 'login'] }).notNull(),
+    challenge: text('challenge').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    spentAt: ms('spent_at'),
+  },
+  (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt)],
 )

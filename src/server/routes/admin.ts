@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { readAudit } from '../../core/audit'
 import type { Deps } from '../../core/deps'
-import { resetMfa } from '../../core/mfa'
+import { resetMfa } from '../../core/mfa/enrolment'
 import { badRequest } from '../../core/errors'
 import { withIdempotencyKey } from '../../core/idempotency'
 import { listUserSessions, revokeUserSessions } from '../../core/sessions'

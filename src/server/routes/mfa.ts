@@ -2,7 +2,7 @@
 // login's challenge is passed with a code.
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { confirmTotpEnrolment, disableTotp, startTotpEnrolment } from '../../core/mfa'
+import { confirmTotpEnrolment, disableTotp, startTotpEnrolment } from '../../core/mfa/enrolment'
 import { loginWithSecondFactor } from '../../core/sessions'
 import { envelope } from '../errors'
 import { API_KEY, BEARER, responses, schemas } from '../openapi'

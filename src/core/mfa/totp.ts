@@ -2,7 +2,7 @@
 // app reads from an otpauth:// URL. Twenty-odd lines over node:crypto, checked against the
 // RFC's own test vectors (test/unit/totp.test.ts), rather than a dependency.
 import { createHmac, randomBytes } from 'node:crypto'
-import { safeEqual } from './secrets'
+import { safeEqual } from '../secrets'
 
 export const TOTP_STEP_SEC = 30
 export const TOTP_DIGITS = 6
