@@ -29,6 +29,8 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     signupRequests: r.resetDataSec * 1000,
     // A login challenge is of no use once spent or expired (5 minutes).
     mfaChallenges: 0,
+    // A passkey ceremony's challenge likewise (5 minutes).
+    webauthnChallenges: 0,
     // Counters idle this long block nothing any more: windows last at most a day (back-off
     // runs), and a back-off blocks at most its cap after the latest failure.
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),

@@ -115,13 +115,13 @@ async function authenticate(deps: LoginDeps, input: LoginInput, actor: Actor): P
 /** POST /mfa/verify: a passed challenge is the login's answer, its access tokens with amr pwd+otp. */
 export async function loginWithSecondFactor(
   deps: LoginDeps & Pick<Deps, 'mailQueued'>,
-  input: { tenant: Tenant; challengeToken: unknown; code: unknown; deviceCookie?: string },
+  input: { tenant: Tenant; challengeToken: unknown; code?: unknown; response?: unknown; deviceCookie?: string },
   actor: Actor,
 ): Promise<LoginResult> {
   const passed = await passMfaChallenge(deps, input, actor)
   const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor }
   const succeeded = auditEvent(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
-  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, ['pwd', 'otp'], { ...passed.limitUpdates, audit: succeeded })
+  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, passed.amr, { ...passed.limitUpdates, audit: succeeded })
   deps.events.notify({ kind: 'login', outcome: 'succeeded' })
   return { ...session, deviceCookie: passed.deviceCookie }
 }

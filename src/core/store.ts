@@ -3,7 +3,8 @@
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
 import type { Blocked } from './limits'
-import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, MfaChallenge, PasswordResetOtp, PendingSignup, RecoveryCode, TotpFactor, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User } from './types'
+import type { TenantSettings } from './types'
+import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, MfaChallenge, Passkey, PasswordResetOtp, PendingSignup, RecoveryCode, TotpFactor, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User, WebauthnChallenge } from './types'
 
 export interface TenantStore {
   /** False when another tenant has this audience. */
@@ -12,6 +13,9 @@ export interface TenantStore {
   setAudience(id: string, audience: string): Promise<Tenant | null | 'audience-taken'>
   /** The tenant after the change, null if there is none. */
   setSignup(id: string, signup: string): Promise<Tenant | null>
+  /** Changes optional settings (slug, branding, passkey relying party); the tenant after it,
+   *  null if there is none, 'slug-taken' when another tenant has the slug. */
+  updateSettings(id: string, changes: Partial<TenantSettings>): Promise<Tenant | null | 'slug-taken'>
   get(id: string): Promise<Tenant | null>
   list(): Promise<Tenant[]>
   /** Disabling also ends every session of the tenant's users and spends their OTPs and setup
@@ -192,6 +196,28 @@ export interface MfaStore {
   spendChallenge(id: string, now: number, maxAttempts: number): Promise<boolean>
 }
 
+export interface PasskeyStore {
+  /** The user's passkeys, oldest first. */
+  listByUser(userId: string): Promise<Passkey[]>
+  findByCredentialId(tenantId: string, credentialId: string): Promise<Passkey | null>
+  /**
+   * Adds the passkey, with the audit event and the mail that tells the user, in one
+   * transaction: 'too-many' when the user already has `max`, 'taken' when its credential id is
+   * registered in the tenant already.
+   */
+  insert(input: { passkey: Passkey; max: number; mail: OutboxMessage; audit: AuditEvent }): Promise<'added' | 'too-many' | 'taken'>
+  /** Renames the user's passkey; null if the user has no such passkey. */
+  rename(id: string, userId: string, name: string): Promise<Passkey | null>
+  /** Removes the user's passkey with the audit event; false if the user has no such passkey. */
+  remove(id: string, userId: string, audit: AuditEvent): Promise<boolean>
+  /** Records a sign-in with the passkey: the time, and its signature counter if higher than the stored one. */
+  recordUse(id: string, counter: number, now: number): Promise<void>
+  createChallenge(challenge: WebauthnChallenge): Promise<void>
+  /** Spends a ceremony's challenge by its first use, if it is the tenant's, of this purpose, and
+   *  live; returns it, or null (unknown, spent, expired, another tenant's). */
+  spendChallenge(id: string, tenantId: string, purpose: WebauthnChallenge['purpose'], now: number): Promise<WebauthnChallenge | null>
+}
+
 export interface SetupTokenStore {
   findByHash(tokenHash: string): Promise<SetupToken | null>
   /** Spends the user's earlier setup tokens, adds this one and queues its mail. */
@@ -331,7 +357,7 @@ export interface IdempotencyStore {
 }
 
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges'
 
 export interface Store {
   tenants: TenantStore
@@ -343,6 +369,7 @@ export interface Store {
   setupTokens: SetupTokenStore
   signups: SignupStore
   mfa: MfaStore
+  passkeys: PasskeyStore
   outbox: OutboxStore
   limits: LimitStore
   audit: AuditStore

@@ -1,6 +1,7 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, conflict, notFound } from './errors'
+import { relyingPartyOf } from './passkeys/relying-party'
 import { TENANT_SETTINGS_UNSET, type Tenant } from './types'
 
 /**
@@ -67,4 +68,11 @@ export async function setTenantDisabled(deps: Pick<Deps, 'store' | 'clock'>, ten
   if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
   await audit(deps, disabled ? 'tenant.disabled' : 'tenant.enabled', actor, { tenantId })
   return tenant
+}
+
+/** A tenant's settings as the admin API shows them: the passkey relying party in force (its
+ *  defaults filled in from AUTHD_PUBLIC_URL). */
+export function toTenantSettingsView(deps: Pick<Deps, 'config'>, tenant: Tenant) {
+  const rp = relyingPartyOf(deps.config, tenant)
+  return { tenantId: tenant.id, name: tenant.name, audience: tenant.audience, signup: tenant.signup, passkeyRpId: rp.rpId, passkeyOrigins: rp.origins }
 }

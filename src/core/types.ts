@@ -30,6 +30,9 @@ export interface Tenant {
   passkeyOrigins: string | null
 }
 
+/** A tenant's optional settings. */
+export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins'>
+
 /** A new tenant's optional settings, all unset. */
 export const TENANT_SETTINGS_UNSET = {
   slug: null,

@@ -14,6 +14,7 @@ import { createOutboxStore } from './outbox-store'
 import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { createMfaStore } from './mfa-store'
+import { createPasskeyStore } from './passkey-store'
 import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -109,6 +110,14 @@ export function createSqliteStore(db: Db): Store {
           if (audienceTaken(audience, id)) return 'audience-taken' as const
           return db.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning().get() ?? null
         })
+      },
+      async updateSettings(id, changes) {
+        try {
+          return await immediate(() => db.update(tenants).set(changes).where(eq(tenants.id, id)).returning().get() ?? null)
+        } catch (error) {
+          if (isUniqueViolation(error)) return 'slug-taken'
+          throw error
+        }
       },
       async setSignup(id, signup) {
         return db.update(tenants).set({ signup }).where(eq(tenants.id, id)).returning().get() ?? null
@@ -324,6 +333,7 @@ export function createSqliteStore(db: Db): Store {
     setupTokens: createSetupTokenStore(db),
     signups: createSignupStore(db),
     mfa: createMfaStore(db),
+    passkeys: createPasskeyStore(db),
     outbox: createOutboxStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),

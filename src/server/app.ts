@@ -26,6 +26,7 @@ import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
 import { mfaRoutes } from './routes/mfa'
+import { passkeyRoutes } from './routes/passkeys'
 import { reauthenticateRoutes } from './routes/reauthenticate'
 
 export const API_PREFIX = '/api/v1/auth'
@@ -63,6 +64,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(mfaRoutes(deps))
         .use(meRoutes(deps))
         .use(reauthenticateRoutes(deps))
+        .use(passkeyRoutes(deps))
         .use(jwksRoute(deps))
         .use(docsRoutes()),
     )

@@ -81,15 +81,40 @@ export function responses(success: { status: number; description: string; data: 
   }
 }
 
+/** A WebAuthn Level 3 JSON form (options or a credential's toJSON()), passed through as it is. */
+const WebAuthnJSON = (description: string) => t.Object({}, { additionalProperties: true, description })
+const RequestOptions = WebAuthnJSON('PublicKeyCredentialRequestOptionsJSON: give it to PublicKeyCredential.parseRequestOptionsFromJSON, then navigator.credentials.get')
+const CreationOptions = WebAuthnJSON('PublicKeyCredentialCreationOptionsJSON: give it to PublicKeyCredential.parseCreationOptionsFromJSON, then navigator.credentials.create')
+
 const MfaChallenge = t.Object({
   response: t.Object({
     mfaRequired: t.Literal(true),
-    challengeToken: t.String({ description: 'Single use, 5 minutes: pass it to POST /mfa/verify with a code' }),
-    methods: t.Array(t.Union([t.Literal('totp'), t.Literal('recovery')])),
+    challengeToken: t.String({ description: 'Single use, 5 minutes: pass it to POST /mfa/verify with a code or a passkey response' }),
+    methods: t.Array(t.Union([t.Literal('totp'), t.Literal('recovery'), t.Literal('passkey')])),
+    passkeyOptions: t.Optional(RequestOptions),
   }),
 })
 
-export const schemas = { MfaChallenge, User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView }
+const PasskeyView = t.Object({
+  passkeyId: t.String({ format: 'uuid' }),
+  name: t.String(),
+  createdAt: t.String({ format: 'date-time' }),
+  lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  backedUp: t.Boolean({ description: 'Synced to a cloud account (a multi-device passkey)' }),
+  deviceType: t.String({ description: 'singleDevice or multiDevice' }),
+  authenticator: t.Union([t.String(), t.Null()], { description: "The authenticator's name from its AAGUID, when known" }),
+})
+
+const TenantSettings = t.Object({
+  tenantId: t.String({ format: 'uuid' }),
+  name: t.String(),
+  audience: t.String(),
+  signup: t.String(),
+  passkeyRpId: t.String({ description: 'The RP ID of its passkeys (default: the host of AUTHD_PUBLIC_URL)' }),
+  passkeyOrigins: t.Array(t.String(), { description: 'The origins allowed to run passkey ceremonies (default: that of AUTHD_PUBLIC_URL)' }),
+})
+
+export const schemas = { TenantSettings, MfaChallenge, User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView, PasskeyView, RequestOptions, CreationOptions, WebAuthnJSON }
 
 export const API_KEY = [{ apiKey: [] }]
 export const REFRESH_COOKIE = [{ refreshCookie: [] }]

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { setTenantSignup } from '../../core/signup'
-import { createTenant, setTenantAudience, setTenantDisabled } from '../../core/tenants'
+import { setTenantRelyingParty } from '../../core/passkeys/relying-party'
+import { createTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
 import { CliError, isoTime, required, table } from '../io'
@@ -28,16 +29,22 @@ export function registerTenants(program: Command, env: Env) {
     .description("change a tenant's settings")
     .option('--audience <aud>', "the aud claim of the tenant's access tokens from now on")
     .option('--signup <policy>', 'who may sign up over the API: closed (the default), open, or domains:a.example,b.example')
-    .action(async (tenantId: string, opts: { audience?: string; signup?: string }, cmd: Command) => {
+    .option('--passkey-rp-id <host>', "the RP ID of the tenant's passkeys (default: the host of AUTHD_PUBLIC_URL)")
+    .option('--passkey-origins <origins>', 'comma-separated origins whose pages run passkey ceremonies (default: that of AUTHD_PUBLIC_URL)')
+    .action(async (tenantId: string, opts: { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      if (opts.audience === undefined && opts.signup === undefined) throw new CliError('nothing to change: give --audience <aud> and/or --signup <policy>')
+      if (Object.values(opts).every((v) => v === undefined)) throw new CliError('nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins')
       const updated = await ctx.withRuntime(async (rt) => {
         let tenant = opts.audience === undefined ? undefined : await setTenantAudience(rt, tenantId, opts.audience)
         if (opts.signup !== undefined) tenant = await setTenantSignup(rt, tenantId, opts.signup)
-        return tenant!
+        if (opts.passkeyRpId !== undefined || opts.passkeyOrigins !== undefined) {
+          tenant = await setTenantRelyingParty(rt, tenantId, { rpId: opts.passkeyRpId, origins: opts.passkeyOrigins?.split(',').filter((o) => o.trim() !== '') })
+        }
+        return toTenantSettingsView(rt, tenant!)
       })
-      const tenant = view(updated)
-      ctx.out.result(tenant, () => `tenant ${tenant.name} (${tenant.tenantId}): token audience ${tenant.audience}, sign-up ${tenant.signup}`)
+      ctx.out.result(updated, () =>
+        `tenant ${updated.name} (${updated.tenantId}): token audience ${updated.audience}, sign-up ${updated.signup}, passkeys for ${updated.passkeyRpId} from ${updated.passkeyOrigins.join(', ')}`,
+      )
     })
 
   tenants

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { resetMfa } from '../../core/mfa/enrolment'
+import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
 import { getTenant } from '../../core/tenants'
 import { createUser, deleteUser, listUsers, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
 import { contextFrom } from '../context'
@@ -110,6 +111,24 @@ export function registerUsers(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const removed = await ctx.withRuntime((rt) => resetMfa(rt, userId))
       ctx.out.result({ userId, removed }, () => (removed ? `removed the second factor of user ${userId}` : `user ${userId} had no second factor`))
+    })
+
+  const passkeys = users.command('passkeys').description("a user's passkeys (as GET and DELETE /api/v1/admin/users/ID/passkeys)")
+  passkeys
+    .command('list <userId>')
+    .description("list a user's passkeys")
+    .action(async (userId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const rows = await ctx.withRuntime((rt) => listUserPasskeys(rt, userId))
+      ctx.out.result(rows, () => (rows.length === 0 ? `user ${userId} has no passkey` : table(rows, ['passkeyId', 'name', 'authenticator', 'deviceType', 'createdAt', 'lastUsedAt'])))
+    })
+  passkeys
+    .command('delete <userId> <passkeyId>')
+    .description("remove a user's passkey (a lost or stolen device): it signs in no more")
+    .action(async (userId: string, passkeyId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const removed = await ctx.withRuntime((rt) => deleteUserPasskey(rt, userId, passkeyId))
+      ctx.out.result(removed, () => `removed passkey ${passkeyId} of user ${userId}`)
     })
 
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {

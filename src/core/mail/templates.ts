@@ -158,3 +158,19 @@ export function mfaNoticeMail(input: { tenantName: string; firstName: string; no
     html: layout(escape(subject), [escape(greeting(firstName)), ...lines.map(escape)]),
   }
 }
+
+/** "A passkey was added to your account": so that a passkey someone else added does not go unnoticed. */
+export function passkeyAddedMail(input: { tenantName: string; firstName: string; passkeyName: string; at: number }): MailContent {
+  const { tenantName, firstName, passkeyName } = input
+  const when = new Date(input.at).toUTCString()
+  const subject = `${tenantName}: a passkey was added to your account`
+  const lines = [
+    `On ${when}, a passkey named "${passkeyName}" was added to your ${tenantName} account. It can sign you in without your password.`,
+    `If this was not you, remove it from your account's passkeys, change your password and contact your ${tenantName} administrator now.`,
+  ]
+  return {
+    subject,
+    text: [greeting(firstName), '', ...lines].join('\n'),
+    html: layout(escape(subject), [escape(greeting(firstName)), ...lines.map(escape)]),
+  }
+}

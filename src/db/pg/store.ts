@@ -15,6 +15,7 @@ import { createPgOutboxStore } from './outbox-store'
 import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
 import { createPgPrune } from '../retention-store'
 import { createPgMfaStore } from './mfa-store'
+import { createPgPasskeyStore } from './passkey-store'
 import { createPgSignupStore } from './signup-store'
 import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -151,6 +152,15 @@ function createRawPgStore(db: PgDb): Store {
           const [row] = await tx.update(tenants).set({ audience }).where(eq(tenants.id, id)).returning()
           return row ?? null
         })
+      },
+      async updateSettings(id, changes) {
+        try {
+          const [row] = await db.update(tenants).set(changes).where(eq(tenants.id, id)).returning()
+          return row ?? null
+        } catch (error) {
+          if (isPgUniqueViolation(error)) return 'slug-taken'
+          throw error
+        }
       },
       async setSignup(id, signup) {
         const [row] = await db.update(tenants).set({ signup }).where(eq(tenants.id, id)).returning()
@@ -341,6 +351,7 @@ function createRawPgStore(db: PgDb): Store {
     setupTokens: createPgSetupTokenStore(db),
     signups: createPgSignupStore(db),
     mfa: createPgMfaStore(db),
+    passkeys: createPgPasskeyStore(db),
     outbox: createPgOutboxStore(db),
     limits: createPgLimitStore(db),
     audit: createPgAuditStore(db),

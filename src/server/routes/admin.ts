@@ -6,6 +6,9 @@ import { Elysia, t } from 'elysia'
 import { readAudit } from '../../core/audit'
 import type { Deps } from '../../core/deps'
 import { resetMfa } from '../../core/mfa/enrolment'
+import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
+import { setTenantRelyingParty } from '../../core/passkeys/relying-party'
+import { toTenantSettingsView } from '../../core/tenants'
 import { badRequest } from '../../core/errors'
 import { withIdempotencyKey } from '../../core/idempotency'
 import { listUserSessions, revokeUserSessions } from '../../core/sessions'
@@ -144,6 +147,43 @@ export const adminRoutes = (deps: Deps) =>
         responses: responses({ status: 200, description: 'Removed', data: t.Object({ removed: t.Boolean() }) }, [401, 403, 404, 503]),
       },
     })
+    .get('/users/:userId/passkeys', async ({ params, admin }) => envelope(200, 'Passkeys', await listUserPasskeys(deps, params.userId, admin)), {
+      adminKey: true,
+      params: userIdParams,
+      detail: { summary: "A user's passkeys", security: ADMIN_KEY, responses: responses({ status: 200, description: 'The passkeys, oldest first', data: t.Array(schemas.PasskeyView) }, [401, 403, 404, 503]) },
+    })
+    .delete('/users/:userId/passkeys/:passkeyId', async ({ params, admin }) => envelope(200, 'Passkey removed', await deleteUserPasskey(deps, params.userId, params.passkeyId, admin)), {
+      adminKey: true,
+      params: t.Object({ userId: t.String(), passkeyId: t.String() }),
+      detail: {
+        summary: "Remove a user's passkey",
+        description: 'For a lost or stolen device: the passkey signs in no more.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'Removed', data: t.Object({ userId: t.String(), passkeyId: t.String() }) }, [401, 403, 404, 503]),
+      },
+    })
+    .get('/tenant', ({ tenant }) => envelope(200, 'Tenant', toTenantSettingsView(deps, tenant)), {
+      adminKey: true,
+      detail: { summary: "The key's tenant and its settings", security: ADMIN_KEY, responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [401, 403, 503]) },
+    })
+    .patch(
+      '/tenant',
+      async ({ tenant, admin, body }) => {
+        const updated = await setTenantRelyingParty(deps, tenant.id, { rpId: body.passkeyRpId, origins: body.passkeyOrigins }, admin)
+        return envelope(200, 'Tenant updated', toTenantSettingsView(deps, updated))
+      },
+      {
+        adminKey: true,
+        parse: 'json',
+        body: t.Object({ passkeyRpId: t.Optional(t.String()), passkeyOrigins: t.Optional(t.Array(t.String())) }),
+        detail: {
+          summary: "Change the tenant's passkey relying party",
+          description: 'passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [400, 401, 403, 413, 503]),
+        },
+      },
+    )
     .get(
       '/audit',
       async ({ query, admin }) => {

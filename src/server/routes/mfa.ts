@@ -68,17 +68,17 @@ export const mfaRoutes = (deps: Deps) =>
       '/mfa/verify',
       async ({ body, tenant, actor, cookie, set }) => {
         const deviceCookie = readDeviceCookie(cookie[DEVICE_COOKIE])
-        const session = await loginWithSecondFactor(deps, { tenant, challengeToken: body.challengeToken, code: body.code, deviceCookie }, actor)
+        const session = await loginWithSecondFactor(deps, { tenant, challengeToken: body.challengeToken, code: body.code, response: body.response, deviceCookie }, actor)
         return loginAnswer(cookie, set, session)
       },
       {
         apiKey: true,
         parse: 'json',
-        body: t.Object({ challengeToken: t.String(), code: t.String() }),
+        body: t.Object({ challengeToken: t.String(), code: t.Optional(t.String()), response: t.Optional(t.Unknown()) }),
         detail: {
           summary: "Pass a login's second step",
           description:
-            "The challengeToken from login and a TOTP code (spaces ignored: \"123 456\") or a recovery code: exactly the login answer, its access tokens with amr [\"pwd\", \"otp\"]. A challenge is single use, bound to its user and tenant, lives 5 minutes and allows 5 wrong codes; wrong codes also count toward the account's login back-off. Every failure is the same 400.",
+            "The challengeToken from login and either a TOTP code (spaces ignored: \"123 456\") or a recovery code as code, or, for a user with passkeys, a passkey's credential.toJSON() for the challenge's passkeyOptions as response: exactly the login answer, its access tokens with amr [\"pwd\", \"otp\"] (or [\"pwd\", \"hwk\"|\"swk\", \"user\", …] for a passkey). A challenge is single use, bound to its user and tenant, lives 5 minutes and allows 5 wrong codes; wrong codes also count toward the account's login back-off. Every failure is the same 400.",
           security: API_KEY,
           responses: responses({ status: 201, description: 'Logged in', data: schemas.Session }, [400, 401, 403, 413, 429]),
         },

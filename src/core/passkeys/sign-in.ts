@@ -1,0 +1,89 @@
+// Signing in with a passkey alone (product spec §19): request options with a challenge bound to
+// the tenant, then the assertion, verified by @simplewebauthn/server with user verification
+// required. Without an e-mail the credential is discoverable (the browser's autofill may offer
+// it); with one, the user's credentials are listed, and an address with none gets a decoy id
+// derived from it, so the options do not tell which addresses have passkeys. A challenge is
+// spent by its first use; an unknown credential and a bad signature get the same 401; every
+// assertion is a guess counted before it is judged (§18).
+import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
+import { accountGuessChecks } from '../account-guesses'
+import { auditEvent, maskEmail, type Actor } from '../audit'
+import type { Deps } from '../deps'
+import { issueDeviceCookie } from '../device-cookies'
+import { badRequest, unauthorized, userDisabled } from '../errors'
+import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, type Rule } from '../limits'
+import { hmacSha256 } from '../secrets'
+import { startSession, type LoginResult } from '../sessions'
+import type { Tenant } from '../types'
+import { normaliseEmail } from '../users'
+import { authenticationResponse, CEREMONY_TTL_MS, checkAssertion, passkeyAmr, userHandleMatches } from './credentials'
+import { relyingPartyOf } from './relying-party'
+
+type SignInDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys' | 'limitRules' | 'refusals' | 'guessTurns' | 'events'>
+
+/** POST /passkeys/login/options */
+export async function startPasskeySignIn(deps: SignInDeps, tenant: Tenant, email: unknown): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  const rp = relyingPartyOf(deps.config, tenant)
+  let allowCredentials: Array<{ id: string; transports?: string[] }> | undefined
+  if (email !== undefined) {
+    const address = normaliseEmail(email)
+    const user = await deps.store.users.findByEmail(tenant.id, address)
+    const held = await deps.store.passkeys.listByUser(user && user.disabledAt === null ? user.id : '')
+    allowCredentials = held.length > 0 ? held.map((p) => ({ id: p.credentialId, transports: JSON.parse(p.transports) as string[] })) : [{ id: hmacSha256(deps.serverKeys.hmac, `passkey-decoy:${tenant.id}:${address}`), transports: ['internal', 'hybrid'] }]
+  }
+  const options = await generateAuthenticationOptions({ rpID: rp.rpId, allowCredentials, userVerification: 'required', timeout: CEREMONY_TTL_MS })
+  const now = deps.clock.now()
+  const challengeId = Bun.randomUUIDv7()
+  await deps.store.passkeys.createChallenge({ id: challengeId, tenantId: tenant.id, userId: null, purpose: 'login', challenge: options.challenge, createdAt: now, expiresAt: now + CEREMONY_TTL_MS, spentAt: null })
+  return { challengeId, options }
+}
+
+/** POST /passkeys/login: the login answer for a valid assertion. */
+export async function signInWithPasskey(
+  deps: SignInDeps,
+  input: { tenant: Tenant; challengeId: unknown; response: unknown; rememberMe?: unknown; deviceCookie?: string },
+  actor: Actor,
+): Promise<LoginResult> {
+  const { tenant } = input
+  if (typeof input.challengeId !== 'string' || input.challengeId.length > 64) throw badRequest('challengeId must be the challengeId of POST /passkeys/login/options')
+  if (input.rememberMe !== undefined && typeof input.rememberMe !== 'boolean') throw badRequest('rememberMe must be a boolean')
+  const response = authenticationResponse(input.response)
+  const rememberMe = input.rememberMe === true
+  const now = deps.clock.now()
+  // Spent by its first use, whatever comes of it: one assertion per challenge, on any instance.
+  const challenge = await deps.store.passkeys.spendChallenge(input.challengeId, tenant.id, 'login', now)
+  if (!challenge) throw unauthorized()
+  const passkey = await deps.store.passkeys.findByCredentialId(tenant.id, response.id)
+  const user = passkey ? await deps.store.users.get(passkey.userId) : null
+  // A known credential is a guess at its account (one budget with the password and codes);
+  // an unknown one counts toward the client IP's failures, as a login for an unknown address.
+  const account = user ? `${tenant.id}:${user.email}` : `${tenant.id}:passkey:${response.id}`
+  return deps.guessTurns.inTurn(account, async () => {
+    const about = { tenantId: tenant.id, userId: user?.id ?? null, detail: user ? { email: maskEmail(user.email), method: 'passkey' } : { method: 'passkey' } }
+    const accountChecks = user ? accountGuessChecks(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie: input.deviceCookie }, true) : null
+    const checks: Array<[Rule, string]> = accountChecks?.checks ?? [[deps.limitRules.loginIpFailures, ipSubject(actor.ip)]]
+    const guess = await reserveGuess(deps, checks, { type: 'login.limited', actor, tenantId: tenant.id, detail: about.detail })
+    const proof =
+      passkey && user && userHandleMatches(response.response.userHandle, user.id)
+        ? await checkAssertion({ response, passkey, challenge: challenge.challenge, rp: relyingPartyOf(deps.config, tenant), requireUserVerification: true })
+        : ({ ok: false, reason: 'invalid' } as const)
+    if (!proof.ok) {
+      const type = proof.reason === 'counter-regressed' ? 'passkey.counter_regressed' : 'login.failed'
+      await settle(deps, guess, 'failure', auditEvent(deps, type, actor, { ...about, detail: { ...about.detail, reason: passkey ? proof.reason : 'unknown-credential', ...(passkey && { passkeyId: passkey.id }) } }))
+      deps.events.notify({ kind: 'login', outcome: 'failed' })
+      throw unauthorized()
+    }
+    const signedIn = user!
+    if (signedIn.disabledAt !== null) {
+      await settle(deps, guess, 'success', auditEvent(deps, 'login.failed', actor, { ...about, detail: { ...about.detail, reason: 'user-disabled' } }))
+      throw userDisabled()
+    }
+    await deps.store.passkeys.recordUse(passkey!.id, proof.newCounter, now)
+    const session = await startSession(deps, signedIn, tenant, rememberMe, actor, passkeyAmr(passkey!, proof.userVerified), {
+      ...sessionLimitUpdates(settleGuess(deps, guess, 'success')),
+      audit: auditEvent(deps, 'login.succeeded', actor, { ...about, detail: { ...about.detail, passkeyId: passkey!.id, rememberMe } }),
+    })
+    deps.events.notify({ kind: 'login', outcome: 'succeeded' })
+    return { ...session, deviceCookie: accountChecks?.device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, signedIn.email) }
+  })
+}
