@@ -66,7 +66,7 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
     expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
     const none = await authd(['tenants', 'update', a.tenantId])
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: 'authd: nothing to change: give --audience <aud> and/or --signup <policy>\n' })
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins\n' })
     const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
     expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
     expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
