@@ -461,6 +461,37 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.mfa.findChallenge('expired')).toBeNull()
     }))
 
+    it('spends a passkey ceremony once across connections, registers a credential id once, and holds a user to the limit when registrations race', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const second = e.second()
+      const ceremony = { id: Bun.randomUUIDv7(), tenantId: t.id, userId: null, purpose: 'login' as const, challenge: 'c', createdAt: now, expiresAt: now + 300_000, spentAt: null }
+      await e.store.passkeys.createChallenge(ceremony)
+      expect(await e.store.passkeys.spendChallenge(ceremony.id, 'another-tenant', 'login', now)).toBeNull()
+      expect(await e.store.passkeys.spendChallenge(ceremony.id, t.id, 'register', now)).toBeNull()
+      const spends = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).passkeys.spendChallenge(ceremony.id, t.id, 'login', now)))
+      expect(spends.filter((c) => c !== null)).toEqual([{ ...ceremony, spentAt: now }])
+      const late = { ...ceremony, id: Bun.randomUUIDv7() }
+      await e.store.passkeys.createChallenge(late)
+      expect(await e.store.passkeys.spendChallenge(late.id, t.id, 'login', late.expiresAt)).toBeNull()
+
+      const passkey = (credentialId: string) => ({
+        id: Bun.randomUUIDv7(), tenantId: t.id, userId: u.id, credentialId, publicKey: 'pk', counter: 0, transports: '[]', deviceType: 'singleDevice', backedUp: false, aaguid: '00000000-0000-0000-0000-000000000000', name: 'P', createdAt: now, lastUsedAt: null,
+      })
+      const add = (store: Store, credentialId: string) =>
+        store.passkeys.insert({ passkey: passkey(credentialId), max: 3, mail: { ...mail(t.id), id: Bun.randomUUIDv7(), kind: 'passkey-added' }, audit: { at: now, type: 'passkey.added', tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null } })
+      expect(await add(e.store, 'cred-0')).toBe('added')
+      expect(await add(second, 'cred-0')).toBe('taken')
+      const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => add(i % 2 ? second : e.store, `cred-${i + 1}`)))
+      expect(racing.filter((r) => r === 'added')).toHaveLength(2)
+      expect(racing.filter((r) => r === 'too-many')).toHaveLength(4)
+      expect(await e.store.passkeys.listByUser(u.id)).toHaveLength(3)
+      // A use moves the counter forward only.
+      const [first] = await e.store.passkeys.listByUser(u.id)
+      await e.store.passkeys.recordUse(first!.id, 9, now + 1)
+      await second.passkeys.recordUse(first!.id, 4, now + 2)
+      expect(await e.store.passkeys.findByCredentialId(t.id, first!.credentialId)).toMatchObject({ counter: 9, lastUsedAt: now + 2 })
+    }))
+
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {
       const second = e.second()
       const values = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : e.store).serverSecret('s', () => `value-${i}`)))

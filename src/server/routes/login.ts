@@ -17,8 +17,8 @@ export const loginRoute = (deps: Deps) =>
       set.status = 201
       // An enrolled user's right password: no token and no cookie until the second step.
       if (session.kind === 'mfa') {
-        const { mfaRequired, challengeToken, methods } = session
-        return envelope(201, 'Second factor required', { response: { mfaRequired, challengeToken, methods: [...methods] } })
+        const { mfaRequired, challengeToken, methods, passkeyOptions } = session
+        return envelope(201, 'Second factor required', { response: { mfaRequired, challengeToken, methods, ...(passkeyOptions && { passkeyOptions }) } })
       }
       return loginAnswer(cookie, set, session)
     },
