@@ -10,15 +10,13 @@
 // is skipped with a message; in CI (CI=true) its absence is a failure.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
+import { browserAvailable, sharedBrowser } from '../browser'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 
-const CHROMIUM = process.env.AUTHD_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available && process.env.CI !== 'true') console.warn(`browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`)
+const available = browserAvailable
 
 let ctx: TestContext
 let server: RunningServer
@@ -47,15 +45,11 @@ beforeAll(async () => {
   apiUrl = `${server.url.replace('127.0.0.1', 'localhost')}/api/v1/auth`
   await ctx.addUser({ email: 'ada@example.com' })
   await ctx.addUser({ email: 'grace@example.com' })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await sharedBrowser()
 }, 60_000)
 
 afterAll(async () => {
   if (!available) return
-  await browser?.close()
   await server?.stop()
   pages?.stop()
   stranger?.stop()
