@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { adminJourney } from '../admin-journey'
 import { mfaJourney } from '../mfa-journey'
+import { passkeyJourney } from '../passkey-journey'
 import { signupJourney } from '../signup-journey'
 import { BINARY, buildBinary, serveBinary, setUpAccount } from '../binary'
 import { cliRunner } from '../cli-runner'
@@ -107,6 +108,13 @@ describe('dist/authd end to end: two-factor authentication', () => {
   it('a user turns TOTP on, logs in through the challenge with a code and a recovery code; the CLI and the admin API reset it, and the user turns it off', async () => {
     const { tenantId, key } = await setUpAccount(authd, 'ada.mfa@example.com', PASSWORD)
     await withMailingServer((url, smtp) => mfaJourney(authd, url, tenantId, key, smtp, 'ada.mfa@example.com', PASSWORD))
+  }, 60_000)
+})
+
+describe('dist/authd end to end: passkeys', () => {
+  it('the CLI sets the relying party; a passkey is added and signs in alone (WebAuthn inside the binary); the CLI lists and deletes it', async () => {
+    const { tenantId, key } = await setUpAccount(authd, 'ada.passkey@example.com', PASSWORD)
+    await withMailingServer((url, smtp) => passkeyJourney(authd, url, tenantId, key, smtp, 'ada.passkey@example.com', PASSWORD))
   }, 60_000)
 })
 

@@ -3,6 +3,7 @@
 import { expect, it } from 'bun:test'
 import { adminJourney } from '../admin-journey'
 import { mfaJourney } from '../mfa-journey'
+import { passkeyJourney } from '../passkey-journey'
 import { signupJourney } from '../signup-journey'
 import { startSmtp } from '../smtp'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
@@ -43,6 +44,7 @@ describePostgres('dist/authd on PostgreSQL', () => {
       await adminJourney(authd, url, tenantId)
       await signupJourney(authd, url, tenantId, key, smtp)
       await mfaJourney(authd, url, tenantId, key, smtp, 'ada@example.com', PASSWORD)
+      await passkeyJourney(authd, url, tenantId, key, smtp, 'ada@example.com', PASSWORD)
     } finally {
       proc.kill('SIGTERM')
       await smtp.close()
