@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
@@ -32,6 +33,24 @@ describe('authd doctor', () => {
     expect(statSync(join(mailDir, eml!)).mode & 0o777).toBe(0o600)
     const r = await authd(['--json', 'doctor'])
     expect(statusOf(r.json)['mail directory permissions']).toBe('ok')
+  })
+
+  it("checks each tenant's passkey relying party as a browser would", async () => {
+    await authd(['migrate'])
+    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+    // The default: the host of AUTHD_PUBLIC_URL, here the address authd listens on.
+    const onIp = (await authd(['--json', 'doctor'])).json.find((f: { check: string }) => f.check === 'passkeys')
+    expect(onIp).toMatchObject({ status: 'warn', detail: 'tenant Acme: the RP ID 127.0.0.1 is an IP address, which browsers refuse: its users cannot use passkeys' })
+    const named = cliRunner(SOURCE_CLI, dir, { AUTHD_PUBLIC_URL: 'https://auth.example.com' })
+    expect(statusOf((await named(['--json', 'doctor'])).json).passkeys).toBe('ok')
+    expect((await named(['tenants', 'update', tenantId, '--passkey-rp-id', 'example.com', '--passkey-origins', 'https://app.example.com'])).code).toBe(0)
+    expect(statusOf((await named(['--json', 'doctor'])).json).passkeys).toBe('ok')
+    // Origins edited by hand beside the RP ID: the CLI and the admin API refuse a misfit, doctor finds one.
+    const db = new Database(join(dir, 'authd.db'))
+    db.run(`UPDATE tenants SET passkey_origins = '["https://app.example.org"]'`)
+    db.close()
+    const misfit = (await named(['--json', 'doctor'])).json.find((f: { check: string }) => f.check === 'passkeys')
+    expect(misfit).toMatchObject({ status: 'fail', detail: 'tenant Acme: the RP ID example.com is not a registrable suffix of https://app.example.org: browsers refuse passkeys there' })
   })
 
   it('warns about a mail file that other users can read', async () => {

@@ -9,6 +9,8 @@ import { openEngine, redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
 import { openPostgres } from '../db/pg/client'
 import { pgMigrationStatus } from '../db/pg/migrate'
+import { relyingPartyOf, rpIdFitsOrigin } from '../core/passkeys/relying-party'
+import type { Tenant } from '../core/types'
 
 export interface Finding {
   check: string
@@ -142,6 +144,7 @@ async function dataChecks(config: Config): Promise<Finding[]> {
         })
       }
     }
+    findings.push(...passkeyChecks(config, await store.tenants.list()))
     const { failed } = await store.outbox.countByStatus()
     findings.push(
       failed === 0
@@ -152,6 +155,24 @@ async function dataChecks(config: Config): Promise<Finding[]> {
   } finally {
     engine.close()
   }
+}
+
+/** Each tenant's passkey relying party as a browser would judge it: an IP address is no RP ID,
+ *  and every allowed origin must be on the RP ID or a subdomain of it (a registrable suffix). */
+export function passkeyChecks(config: Config, tenants: Tenant[]): Finding[] {
+  const findings: Finding[] = []
+  for (const tenant of tenants.filter((t) => t.disabledAt === null)) {
+    const rp = relyingPartyOf(config, tenant)
+    const fix = `authd tenants update ${tenant.id} --passkey-rp-id <host> --passkey-origins <https://origin,…> (or set AUTHD_PUBLIC_URL to the host name authd is reached at)`
+    if (/^[\d.]+$/.test(rp.rpId) || rp.rpId.includes(':')) {
+      findings.push({ check: 'passkeys', status: 'warn', detail: `tenant ${tenant.name}: the RP ID ${rp.rpId} is an IP address, which browsers refuse: its users cannot use passkeys`, fix })
+      continue
+    }
+    const misfits = rp.origins.filter((origin) => !rpIdFitsOrigin(rp.rpId, origin))
+    if (misfits.length > 0) findings.push({ check: 'passkeys', status: 'fail', detail: `tenant ${tenant.name}: the RP ID ${rp.rpId} is not a registrable suffix of ${misfits.join(', ')}: browsers refuse passkeys there`, fix })
+  }
+  if (findings.length === 0 && tenants.length > 0) findings.push({ check: 'passkeys', status: 'ok', detail: "every tenant's RP ID fits its allowed origins" })
+  return findings
 }
 
 async function postgresChecks(config: Config): Promise<Finding[]> {
