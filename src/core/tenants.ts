@@ -26,12 +26,17 @@ export async function createTenant(
   input: { name: string; audience?: string },
   actor: Actor = CLI_ACTOR,
 ): Promise<Tenant> {
+  const tenant = newTenant(deps, input)
+  if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(tenant.audience)
+  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience: tenant.audience } })
+  return tenant
+}
+
+/** A validated tenant record; nothing is stored yet. */
+export function newTenant(deps: Pick<Deps, 'clock'>, input: { name: string; audience?: string }): Tenant {
   const id = Bun.randomUUIDv7()
   const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience)
-  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed' }
-  if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(audience)
-  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience } })
-  return tenant
+  return { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed' }
 }
 
 /** `authd tenants update ID --audience A`: tokens issued from now on carry the new audience. */

@@ -3,7 +3,7 @@ import { setTenantSignup } from '../../core/signup'
 import { createTenant, setTenantAudience, setTenantDisabled } from '../../core/tenants'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
-import { CliError, isoTime, required, table } from '../io'
+import { isoTime, required, table, UsageError } from '../io'
 import type { Env } from '../index'
 
 const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
@@ -30,7 +30,7 @@ export function registerTenants(program: Command, env: Env) {
     .option('--signup <policy>', 'who may sign up over the API: closed (the default), open, or domains:a.example,b.example')
     .action(async (tenantId: string, opts: { audience?: string; signup?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      if (opts.audience === undefined && opts.signup === undefined) throw new CliError('nothing to change: give --audience <aud> and/or --signup <policy>')
+      if (opts.audience === undefined && opts.signup === undefined) throw new UsageError('nothing to change: give --audience <aud> and/or --signup <policy>')
       const updated = await ctx.withRuntime(async (rt) => {
         let tenant = opts.audience === undefined ? undefined : await setTenantAudience(rt, tenantId, opts.audience)
         if (opts.signup !== undefined) tenant = await setTenantSignup(rt, tenantId, opts.signup)
