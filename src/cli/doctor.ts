@@ -9,6 +9,7 @@ import { openEngine, redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
 import { openPostgres } from '../db/pg/client'
 import { pgMigrationStatus } from '../db/pg/migrate'
+import { readTlsPair } from '../server/listen'
 
 export interface Finding {
   check: string
@@ -78,6 +79,15 @@ function permissionChecks(config: Config): Finding[] {
 }
 
 function exposureChecks(config: Config): Finding[] {
+  if (config.tls) {
+    // The pair authd serve would load: a key of another certificate stops it at start-up.
+    try {
+      const { expiresAt } = readTlsPair(config.tls)
+      return [{ check: 'transport', status: 'ok', detail: `HTTPS with ${config.tls.certFile} (valid until ${expiresAt.toISOString()}); public URL ${config.publicUrl}` }]
+    } catch (error) {
+      return [{ check: 'transport', status: 'fail', detail: (error as Error).message, fix: 'set AUTHD_TLS_CERT and AUTHD_TLS_KEY to a certificate and its own private key (PEM)' }]
+    }
+  }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.host)
   if (config.publicUrl.startsWith('https://') || loopback) return [{ check: 'transport', status: 'ok', detail: `public URL ${config.publicUrl}` }]
   return [{

@@ -104,7 +104,7 @@ describe('install.sh', () => {
 
   it('has every option it explains in the README', async () => {
     const help = (await install(['--help'])).stdout
-    const options = [...help.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
+    const options = [...help.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!)
     expect(options).toContain('--user')
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
     const section = readme.slice(readme.indexOf('## Running authd on a VM'), readme.indexOf('### Monitoring'))
