@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
-import type { Config } from '../config'
+import { describeUnknownSetting, unknownSettings, type Config } from '../config'
 import { openEngine, redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
 import { openPostgres } from '../db/pg/client'
@@ -196,11 +196,23 @@ async function postgresChecks(config: Config): Promise<Finding[]> {
   return findings
 }
 
-export async function runDoctor(config: Config): Promise<Finding[]> {
+/** Every value parsed (or doctor would not have started); names authd does not know are warned about. */
+function configurationCheck(env: Record<string, string | undefined>): Finding {
+  const unknown = unknownSettings(env)
+  if (unknown.length === 0) return { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' }
+  return {
+    check: 'configuration',
+    status: 'warn',
+    detail: unknown.map(describeUnknownSetting).join('; '),
+    fix: unknown.map(({ name, suggestion }) => (suggestion ? `rename ${name} to ${suggestion}` : `remove ${name}`)).join(', ') + ' (README: Configuration)',
+  }
+}
+
+export async function runDoctor(config: Config, env: Record<string, string | undefined> = {}): Promise<Finding[]> {
   const database = config.postgresUrl ? await postgresChecks(config) : databaseChecks(config)
   const usable = database.every((f) => f.status !== 'fail')
   return [
-    { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' },
+    configurationCheck(env),
     ...database,
     ...(usable ? await dataChecks(config) : []),
     ...permissionChecks(config),
