@@ -55,7 +55,7 @@ export async function runCli(argv: string[], env: Env = process.env): Promise<nu
       return 2
     }
     if (error instanceof AppError || error instanceof CliError) {
-      process.stderr.write(`authd: ${error.message}\n`)
+      process.stderr.write(`authd: ${(error instanceof AppError && error.cliMessage) || error.message}\n`)
       return 1
     }
     process.stderr.write(`authd: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`)

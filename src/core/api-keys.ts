@@ -3,7 +3,7 @@
 // neither choose nor learn a stored hash's preimage from how long the look-up takes.
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { adminScopeRequired, badRequest, notFound, unauthorized } from './errors'
+import { adminScopeRequired, badRequest, notFoundById, unauthorized } from './errors'
 import { randomToken, sha256 } from './secrets'
 import { getTenant, validateName } from './tenants'
 import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope, type Tenant } from './types'
@@ -65,7 +65,7 @@ export async function authenticateAdminKey(deps: Pick<Deps, 'store'>, presented:
 
 export async function revokeApiKey(deps: Pick<Deps, 'store' | 'clock'>, keyId: string, actor: Actor = CLI_ACTOR): Promise<ApiKey> {
   const apiKey = await deps.store.apiKeys.revoke(keyId, deps.clock.now())
-  if (!apiKey) throw notFound(`API key not found: ${keyId}`)
+  if (!apiKey) throw notFoundById('API key', keyId)
   await audit(deps, 'api_key.revoked', actor, { tenantId: apiKey.tenantId, detail: { keyId, prefix: apiKey.prefix } })
   return apiKey
 }

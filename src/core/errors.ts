@@ -32,6 +32,9 @@ export class AppError extends Error {
     message: string,
     /** Seconds, sent as Retry-After on 429 and 503. */
     readonly retryAfter?: number,
+    /** What the CLI prints instead of `message`: it may name what the admin typed, which an
+     *  HTTP answer never repeats. */
+    readonly cliMessage?: string,
   ) {
     super(message)
     this.name = 'AppError'
@@ -51,10 +54,12 @@ export const userDisabled = () => new AppError(403, 'user_disabled', 'User is di
 export const tenantDisabled = () => new AppError(403, 'tenant_disabled', 'Tenant is disabled')
 export const crossSiteRefused = () => new AppError(403, 'cross_site', 'Cross-site request refused')
 export const tenantUserCannotSetUpPassword = () => new AppError(403, 'tenant_user_password', 'Tenant users cannot set up passwords')
-/** The HTTP API always says 'Resource not found'; the CLI names what it looked for. */
 export const adminScopeRequired = () => new AppError(403, 'admin_scope_required', 'API key lacks the admin scope')
 export const signupClosed = () => new AppError(403, 'signup_closed', 'Sign-up is closed')
 export const notFound = (message = 'Resource not found') => new AppError(404, 'not_found', message)
+/** An id that names nothing (or nothing the caller may see): the HTTP API says 'Resource not
+ *  found' whatever was asked for, at any length; the CLI names what it looked for. */
+export const notFoundById = (what: string, id: string) => new AppError(404, 'not_found', 'Resource not found', undefined, `${what} not found: ${id}`)
 export const conflict = (message: string) => new AppError(409, 'conflict', message)
 export const idempotencyConflict = (message: string) => new AppError(409, 'idempotency_conflict', message)
 export const alreadyHasPassword = () => new AppError(409, 'password_exists', 'User already has a password')

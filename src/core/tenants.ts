@@ -1,6 +1,6 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { badRequest, conflict, notFound } from './errors'
+import { badRequest, conflict, notFoundById } from './errors'
 import type { Tenant } from './types'
 
 export function validateName(field: string, raw: unknown): string {
@@ -44,20 +44,20 @@ export async function setTenantAudience(deps: Pick<Deps, 'store' | 'clock'>, ten
   const value = validateAudience(audience)
   const tenant = await deps.store.tenants.setAudience(tenantId, value)
   if (tenant === 'audience-taken') throw audienceTaken(value)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   await audit(deps, 'tenant.updated', actor, { tenantId, detail: { audience: value } })
   return tenant
 }
 
 export async function getTenant(deps: Pick<Deps, 'store'>, tenantId: string): Promise<Tenant> {
   const tenant = await deps.store.tenants.get(tenantId)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   return tenant
 }
 
 export async function setTenantDisabled(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, disabled: boolean, actor: Actor = CLI_ACTOR): Promise<Tenant> {
   const tenant = await deps.store.tenants.setDisabledAt(tenantId, disabled ? deps.clock.now() : null)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   await audit(deps, disabled ? 'tenant.disabled' : 'tenant.enabled', actor, { tenantId })
   return tenant
 }

@@ -267,6 +267,19 @@ describe('tenant confinement', () => {
   })
 })
 
+describe('404s repeat nothing of the path', () => {
+  it('answers an unknown id, of any length and content, with Resource not found on every endpoint', async () => {
+    const sent = `hello<script>alert(1)</script>${'x'.repeat(3000)}`
+    for (const id of ['01a2b3c4-0000-7000-8000-000000000000', encodeURIComponent(sent)]) {
+      // (an unknown userId in the audit query is no error: a deleted user's events are still found)
+      for (const [method, path, body] of endpoints(id).filter(([, path]) => !path.startsWith('/audit'))) {
+        const res = await admin(method, path, { body })
+        expect({ method, path: path.slice(0, 60), status: res.status, json: res.json }).toEqual({ method, path: path.slice(0, 60), status: 404, json: { statusCode: 404, message: 'Resource not found', data: null } })
+      }
+    }
+  })
+})
+
 describe('audit', () => {
   it('records every admin call with the API key id as its actor, readable over the API', async () => {
     const created = await admin('POST', '/users', { body: newUser(1) })
