@@ -118,6 +118,18 @@ describe('Idempotency-Key on POST /users', () => {
     expect(rows[0]!.sealed_response).not.toContain('person1')
   })
 
+  it('does not replay the answer of a user since deleted: the same request again creates a new user', async () => {
+    const headers = { 'idempotency-key': 'create-person-1' }
+    const first = await admin('POST', '/users', { body: newUser(1), headers })
+    expect(first.status).toBe(201)
+    expect((await admin('DELETE', `/users/${first.json.data.userId}`)).status).toBe(200)
+    // A replay would hand back the erased user's address, names and id.
+    const again = await admin('POST', '/users', { body: newUser(1), headers })
+    expect({ status: again.status, replayed: again.headers.get('idempotent-replayed') }).toEqual({ status: 201, replayed: null })
+    expect(again.json.data.userId).not.toBe(first.json.data.userId)
+    expect((await admin('GET', `/users/${again.json.data.userId}`)).json.data).toMatchObject({ email: 'person1@example.com', firstName: 'Grace' })
+  })
+
   it('refuses the same key with a different body (409), and keys of another tenant do not collide', async () => {
     const headers = { 'idempotency-key': 'k1' }
     expect((await admin('POST', '/users', { body: newUser(1), headers })).status).toBe(201)
