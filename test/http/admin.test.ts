@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
-import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
+import { cliRunner, SOURCE_CLI } from '../cli-runner'
+import { createTestContext, databaseEnv, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
 const ADMIN = '/api/v1/admin'
 let ctx: TestContext
@@ -238,7 +239,7 @@ describe('one user', () => {
     expect(listed.json.data).toHaveLength(2)
     expect(listed.json.data.every((s: { current: boolean }) => s.current === false)).toBe(true)
     expect(JSON.stringify(listed.json)).not.toContain(cookie)
-    expect((await admin('DELETE', `/users/${userId}/sessions`)).json.data).toEqual({ revoked: 2 })
+    expect((await admin('DELETE', `/users/${userId}/sessions`)).json.data).toEqual({ userId, revoked: 2 })
     expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${cookie}` })).status).toBe(401)
     expect((await admin('GET', `/users/${userId}/sessions`)).json.data).toEqual([])
   })
@@ -276,6 +277,16 @@ describe('tenant confinement', () => {
     const events = (await admin('GET', '/audit?limit=1000')).json.data as Array<{ tenantId: string }>
     expect(events.length).toBeGreaterThan(0)
     expect(events.every((e) => e.tenantId === ctx.tenantId)).toBe(true)
+  })
+})
+
+describe('the same shapes as the CLI', () => {
+  it('answers DELETE /users/{id}/mfa and DELETE /users/{id}/sessions as users mfa-reset and sessions revoke print', async () => {
+    const { userId } = await ctx.addUser()
+    const authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
+    const cli = async (args: string[]) => (await authd(['--json', ...args, userId])).json
+    expect((await admin('DELETE', `/users/${userId}/mfa`)).json.data).toEqual(await cli(['users', 'mfa-reset']))
+    expect((await admin('DELETE', `/users/${userId}/sessions`)).json.data).toEqual(await cli(['sessions', 'revoke', '--user']))
   })
 })
 
