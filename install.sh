@@ -25,7 +25,8 @@ Options:
   --prefix DIR        install the binary as DIR/bin/authd (default /usr/local)
   --data-dir DIR      the database and mail files (default /var/lib/authd)
   --config-dir DIR    authd.env, the environment file (default /etc/authd)
-  --user NAME         the system user authd runs as (default authd; root only)
+  --user NAME         the user authd runs as (default authd, a system user created if
+                      missing, also with --prefix; --user root creates none; root only)
   --systemd           write and (re)start the systemd unit authd.service (root only)
   --systemd-dir DIR   where the unit goes (default /etc/systemd/system)
   -h, --help          this help
@@ -74,12 +75,6 @@ if $root && ! id "$service_user" >/dev/null 2>&1; then
   useradd --system --home-dir "$data_dir" --no-create-home --shell /usr/sbin/nologin "$service_user"
 fi
 
-say "installing $prefix/bin/authd"
-mkdir -p "$prefix/bin"
-# A new file renamed over the old one: a running authd keeps its binary until it restarts.
-install -m 0755 dist/authd "$prefix/bin/authd.new"
-mv -f "$prefix/bin/authd.new" "$prefix/bin/authd"
-
 say "data directory $data_dir (only $service_user may read it)"
 mkdir -p "$data_dir"
 chmod 700 "$data_dir"
@@ -118,14 +113,21 @@ as_service_user() {
   if $root && [ "$service_user" != root ]; then runuser -u "$service_user" -- "$@"; else "$@"; fi
 }
 
-say "applying migrations"
-(
-  set -a
-  # shellcheck disable=SC1090
-  . "$env_file"
-  set +a
-  as_service_user "$prefix/bin/authd" --data-dir "$data_dir" migrate
-)
+# The new binary goes in beside the old one, and replaces it only once it has read the
+# configuration and migrated the database: an upgrade that fails leaves the running version
+# as it was. authd reads authd.env itself (--env-file), as systemd's EnvironmentFile does:
+# KEY=VALUE lines, not shell, so `AUTHD_MAIL_FROM=Acme <auth@acme.example>` is a value.
+say "applying migrations with the new binary"
+mkdir -p "$prefix/bin"
+install -m 0755 dist/authd "$prefix/bin/authd.new"
+if ! as_service_user "$prefix/bin/authd.new" --env-file "$env_file" --data-dir "$data_dir" migrate; then
+  rm -f "$prefix/bin/authd.new"
+  die "the new version could not migrate (above); $prefix/bin/authd is unchanged"
+fi
+
+say "installing $prefix/bin/authd"
+# A new file renamed over the old one: a running authd keeps its binary until it restarts.
+mv -f "$prefix/bin/authd.new" "$prefix/bin/authd"
 
 if $systemd; then
   unit="$systemd_dir/authd.service"

@@ -1,8 +1,8 @@
 // The compiled executable for end-to-end tests: built once per test run, by `npm run build`.
 import { afterAll, beforeAll } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { tempDir } from './helpers'
 
 export const ROOT = join(import.meta.dir, '..')
 export const BINARY = join(ROOT, 'dist/authd')
@@ -68,7 +68,7 @@ export function useBinaryAndTempDir(): () => string {
   let dir = ''
   beforeAll(async () => {
     await buildBinary()
-    dir = mkdtempSync(join(tmpdir(), 'authd-test-'))
+    dir = tempDir()
   }, 180_000)
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   return () => dir

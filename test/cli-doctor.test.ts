@@ -61,6 +61,28 @@ describe('authd doctor', () => {
     expect(r.json.find((f: any) => f.check === 'mail directory permissions')).toMatchObject({ status: 'warn', fix: `chmod go-rwx ${join(dir, 'mail', 'm.eml')}` })
   })
 
+  it('warns about AUTHD_* names it does not know, with the closest setting, and says not that all are valid', async () => {
+    await authd(['migrate'])
+    const envFile = join(dir, '..', 'authd.env')
+    writeFileSync(envFile, 'AUTHD_TLS_CRT=/etc/authd/cert.pem\n')
+    const r = await authd(['--env-file', envFile, '--json', 'doctor'], { env: { AUTHD_CORS_ORIGIN: 'https://app.example.com', AUTHD_NONSENSE_WORDS: '1' } })
+    expect(r.stderr).toBe('')
+    expect(r.json.find((f: any) => f.check === 'configuration')).toEqual({
+      check: 'configuration',
+      status: 'warn',
+      detail:
+        'AUTHD_CORS_ORIGIN is not an authd setting (did you mean AUTHD_CORS_ORIGINS?): it is ignored; AUTHD_NONSENSE_WORDS is not an authd setting: it is ignored; AUTHD_TLS_CRT is not an authd setting (did you mean AUTHD_TLS_CERT?): it is ignored',
+      fix: 'rename AUTHD_CORS_ORIGIN to AUTHD_CORS_ORIGINS, remove AUTHD_NONSENSE_WORDS, rename AUTHD_TLS_CRT to AUTHD_TLS_CERT (README: Configuration)',
+    })
+    // Every other command says it once on stderr, and goes on.
+    const listed = await authd(['--env-file', envFile, '--json', 'tenants', 'list'], { env: { AUTHD_CORS_ORIGIN: 'https://app.example.com' } })
+    expect(listed).toMatchObject({ code: 0, json: [] })
+    expect(listed.stderr).toBe(
+      'authd: warning: AUTHD_CORS_ORIGIN is not an authd setting (did you mean AUTHD_CORS_ORIGINS?): it is ignored\n' +
+        'authd: warning: AUTHD_TLS_CRT is not an authd setting (did you mean AUTHD_TLS_CERT?): it is ignored\n',
+    )
+  })
+
   it('reports a healthy installation, with SMTP reachable', async () => {
     const smtp = await startSmtp()
     try {

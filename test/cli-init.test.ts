@@ -1,7 +1,7 @@
 // authd init: the wizard answered in a real terminal (tmux), and the --yes path with no
 // terminal at all, which must never wait for input.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
 import { PASSWORD, tempDir } from './helpers'
@@ -96,14 +96,61 @@ describe('authd init', () => {
     expect((await authd(['init', '--yes', '--admin-email', 'x@acme.example'])).stderr).toBe(`authd: ${data} is already initialised; manage it with authd tenants | api-keys | users\n`)
   })
 
-  it('without --yes and without a terminal: one clear line naming the missing flag', async () => {
-    const r = await cliRunner(SOURCE_CLI, join(dir, 'data'))(['init'])
-    expect(r).toMatchObject({ code: 1, stderr: 'authd: missing --tenant-name (or run on a terminal, or pass --yes for the defaults)\n' })
+  it('without --yes and without a terminal: a usage error (exit 2) naming the missing flag', async () => {
+    const authd = cliRunner(SOURCE_CLI, join(dir, 'data'))
+    expect(await authd(['init'])).toMatchObject({ code: 2, stderr: 'authd: missing --tenant-name (or run on a terminal, or pass --yes for the defaults)\n' })
+    // --yes cannot invent an address: it is not offered as the way out.
+    expect(await authd(['init', '--yes'])).toMatchObject({ code: 2, stderr: 'authd: missing --admin-email (or run on a terminal to be asked)\n' })
   })
 
-  it('reports a failed SMTP test message and exits 1', async () => {
-    const r = await cliRunner(SOURCE_CLI, join(dir, 'data'))(['--json', 'init', '--yes', '--admin-email', 'b@acme.example', '--smtp-url', 'smtp://127.0.0.1:1', '--test-mail-to', 'ops@acme.example'])
-    expect(r.code).toBe(1)
-    expect(r.json.smtp).toMatchObject({ configured: true, testMessage: 'failed', error: expect.any(String) })
+  it('refuses a bad answer before writing anything, so the same command can be run again', async () => {
+    const data = join(dir, 'data')
+    const authd = cliRunner(SOURCE_CLI, data)
+    const init = (email: string, password: string) =>
+      authd(['init', '--yes', '--tenant-name', 'Acme', '--admin-email', email, '--admin-password-stdin'], { stdin: password })
+    // The README's reproduction: the password holds the address's local part. Twice: the
+    // second run must meet the same refusal, not "already initialised".
+    for (let i = 0; i < 2; i++) {
+      expect(await init('ops@acme.example', 'correct horse battery staple ops')).toMatchObject({ code: 1, stdout: '', stderr: 'authd: Password must not contain your e-mail address\n' })
+    }
+    expect(await init('ops@', PASSWORD)).toMatchObject({ code: 1, stdout: '', stderr: 'authd: email must be a valid e-mail address\n' })
+    expect((await authd(['--json', 'tenants', 'list'])).json).toEqual([])
+    expect((await authd(['--json', 'api-keys', 'list'])).json).toEqual([])
+
+    const done = await init('ops@acme.example', PASSWORD)
+    expect(done.code).toBe(0)
+    expect(done.stdout).toMatch(/API key {9}authd_\S+ {3}\(shown once/)
+    expect((await authd(['--json', 'tenants', 'list'])).json.map((t: { name: string }) => t.name)).toEqual(['Acme'])
+  })
+
+  it('ends with the command to start the server, with the options it was given (--env-file)', async () => {
+    const data = join(dir, 'data')
+    const envFile = join(dir, 'authd.env')
+    writeFileSync(envFile, `AUTHD_DATA_DIR=${data}\nAUTHD_MAIL_FROM=Acme <auth@acme.example>\n`)
+    const run = async (args: string[]) => {
+      const proc = Bun.spawn([...SOURCE_CLI, ...args], { cwd: dir, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', AUTHD_ARGON2_MEMORY_KIB: '64', AUTHD_ARGON2_TIME_COST: '1' } })
+      const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+      return { stdout, code }
+    }
+    const r = await run(['--env-file', envFile, 'init', '--yes', '--admin-email', 'ops@acme.example'])
+    expect(r.code).toBe(0)
+    const hint = /^Start the server: (.*)$/m.exec(r.stdout)![1]!
+    expect(hint).toBe(`authd --env-file ${envFile} serve`)
+    // The hint's options reach the database init wrote, not a new one in ./data.
+    const listed = await run([...hint.split(' ').slice(1, -1), '--json', 'tenants', 'list'])
+    expect(JSON.parse(listed.stdout)).toHaveLength(1)
+  })
+
+  it('with SMTP down: says the invitation is queued and why, warns about the test message, and exits 0', async () => {
+    const r = await cliRunner(SOURCE_CLI, join(dir, 'data'))(['init', '--yes', '--admin-email', 'b@acme.example', '--smtp-url', 'smtp://127.0.0.1:1', '--test-mail-to', 'ops@acme.example'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^admin {11}b@acme\.example: invitation queued; SMTP refused: .*ECONNREFUSED.* \(authd serve retries it\); setup token \S+$/m)
+    expect(r.stdout).not.toContain('e-mailed')
+    expect(r.stderr).toMatch(/^authd: warning: the test message to ops@acme\.example was not sent \(.*ECONNREFUSED.*\)/)
+
+    const json = await cliRunner(SOURCE_CLI, join(dir, 'other'))(['--json', 'init', '--yes', '--admin-email', 'b@acme.example', '--smtp-url', 'smtp://127.0.0.1:1', '--test-mail-to', 'ops@acme.example'])
+    expect(json.code).toBe(0)
+    expect(json.json.admin.invitation).toEqual({ status: 'queued', error: expect.stringContaining('ECONNREFUSED') })
+    expect(json.json.smtp).toMatchObject({ configured: true, testMessage: 'failed', error: expect.any(String) })
   })
 })

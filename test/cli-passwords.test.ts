@@ -60,7 +60,7 @@ describe('authd users invite', () => {
     const user = await createUser('newt@example.com')
     const r = await authd(['users', 'invite', user.userId])
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/^invitation for newt@example.com queued \(delivery failed: .*Mailbox temporarily unavailable.*; authd serve retries it\)\n/)
+    expect(r.stdout).toMatch(/^invitation for newt@example.com queued; SMTP refused: .*Mailbox temporarily unavailable.* \(authd serve retries it\)\n/)
     expect(ok(await authd(['--json', 'mail', 'list', '--pending']))).toEqual([
       expect.objectContaining({ kind: 'invitation', recipient: 'newt@example.com', status: 'pending', attempts: 1 }),
     ])
@@ -81,7 +81,7 @@ describe('authd users set-password', () => {
 
   it('asks for --password-stdin when not on a terminal', async () => {
     const user = await createUser('newt@example.com')
-    expect(await authd(['users', 'set-password', user.userId])).toMatchObject({ code: 1, stderr: 'authd: missing --password-stdin (the password is read from standard input)\n' })
+    expect(await authd(['users', 'set-password', user.userId])).toMatchObject({ code: 2, stderr: 'authd: missing --password-stdin (the password is read from standard input)\n' })
   })
 })
 

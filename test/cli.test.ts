@@ -66,7 +66,7 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
     expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
     const none = await authd(['tenants', 'update', a.tenantId])
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins\n' })
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins\n' })
     const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
     expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
     expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
@@ -127,7 +127,6 @@ describe('authd CLI', () => {
     const updated = ok(await authd(['--json', 'users', 'update', user.userId, '--first-name', 'Zed', '--type', 'admin']))
     expect(updated).toMatchObject({ userId: user.userId, firstName: 'Zed', lastName: 'B', type: 'admin' })
     expect(ok(await authd(['--json', 'users', 'show', user.userId]))).toEqual(updated)
-    failsWith(await authd(['users', 'update', user.userId]), 'nothing to change: give --first-name, --last-name or --type')
     failsWith(await authd(['users', 'update', user.userId, '--type', 'root']), 'type must be one of admin, user, tenant')
     expect(ok(await authd(['--json', 'users', 'delete', user.userId]))).toEqual({ userId: user.userId })
     failsWith(await authd(['users', 'show', user.userId]), `User not found: ${user.userId}`)
@@ -173,7 +172,6 @@ describe('authd CLI', () => {
 
   describe('one clear line on stderr and exit 1 on error', () => {
     it.each([
-      [['tenants', 'create'], 'missing required option --name'],
       [['tenants', 'disable', 'no-such-tenant'], 'Tenant not found: no-such-tenant'],
       [['api-keys', 'create', '--tenant', 'nope'], 'Tenant not found: nope'],
       [['api-keys', 'revoke', 'nope'], 'API key not found: nope'],
@@ -181,6 +179,18 @@ describe('authd CLI', () => {
       [['sessions', 'revoke', '--user', 'nope'], 'User not found: nope'],
       [['users', 'create', '--tenant', 'nope', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'Tenant not found: nope'],
     ])('%p', async (args, line) => failsWith(await authd(args), line))
+
+    // The README: exit 2 for a usage error, as commander's own (an unknown option) are.
+    it.each([
+      [['tenants', 'create'], 'missing required option --name'],
+      [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
+      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins'],
+      [['users', 'update', 'nope'], 'nothing to change: give --first-name, --last-name or --type'],
+      [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
+    ])('a usage error exits 2: %p', async (args, line) => {
+      const r = await authd(args)
+      expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 2, stderr: `authd: ${line}\n`, stdout: '' })
+    })
 
     it('for a bad user: invalid e-mail, unknown type, duplicate, weak or empty password', async () => {
       const tenantId = await setUpTenant()

@@ -37,8 +37,18 @@ export class TestClock implements Clock {
   }
 }
 
+const madeDirs: string[] = []
+/** Removes every directory tempDir() made: test/setup.ts (bunfig.toml's preload) runs it once
+ *  after the whole run, so a test that fails (or forgets) before its own clean-up leaves none. */
+export function removeTempDirs() {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
+
+/** A new directory under the system's temporary one, removed when the test run ends (if not before). */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'authd-test-'))
+  const dir = mkdtempSync(join(tmpdir(), 'authd-test-'))
+  madeDirs.push(dir)
+  return dir
 }
 
 /** Cheap argon2 parameters: the tests exercise the flow, not the cost. */

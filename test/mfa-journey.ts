@@ -70,7 +70,7 @@ export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: strin
   expect((await login()).json.data.response.mfaRequired).toBe(true)
   const adminKey = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId, '--name', 'backend-mfa', '--scope', 'admin'])).json.key
   const removed = await fetch(`${url}/api/v1/admin/users/${user.userId}/mfa`, { method: 'DELETE', headers: { 'x-api-key': adminKey } }).then(toResult)
-  expect({ status: removed.status, data: removed.json.data }).toEqual({ status: 200, data: { removed: true } })
+  expect({ status: removed.status, data: removed.json.data }).toEqual({ status: 200, data: { userId: user.userId, removed: true } })
   expect((await login()).json.data.response.mfaRequired).toBeUndefined()
   await smtp.waitFor((m) => sentTo(email)(m) && subjects().filter((s) => s === 'Acme: an administrator removed your two-factor authentication').length === 2)
 

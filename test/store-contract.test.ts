@@ -123,6 +123,24 @@ for (const [engine, define, open] of engines) {
       return { t, u }
     }
 
+    it('initialises a database once: two first runs at once write one tenant, and a failed one writes nothing', withEngine(async ({ store, second }) => {
+      const first = (t = tenant()) => {
+        const apiKey = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'default', prefix: 'authd_abcdef', createdAt: now, revokedAt: null, scope: 'client' as const }
+        const event = { at: now, type: 'tenant.created' as const, tenantId: t.id, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: null }
+        return { tenant: t, apiKey, keyHash: Bun.randomUUIDv7(), user: { ...user(t.id), type: 'admin' as const }, audit: [event] }
+      }
+      // A write that fails half-way (a user whose tenant does not exist) leaves no tenant behind.
+      const broken = first()
+      await expect(store.tenants.initialise({ ...broken, user: user(Bun.randomUUIDv7()) })).rejects.toThrow()
+      expect(await store.tenants.list()).toEqual([])
+      expect(await store.apiKeys.list()).toEqual([])
+
+      const results = await Promise.all([store.tenants.initialise(first()), second().tenants.initialise(first())])
+      expect(results.sort()).toEqual([false, true])
+      expect(await store.tenants.list()).toHaveLength(1)
+      expect(await store.apiKeys.list()).toHaveLength(1)
+    }))
+
     it('refuses a second user with the same address in a tenant, and a second tenant with the same audience, in any case', withEngine(async (e) => {
       const { store } = e
       const { t, u } = await seeded(store)

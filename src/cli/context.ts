@@ -1,7 +1,7 @@
 // What a command receives: its output and a way to open the runtime from the global options.
 import type { Command } from 'commander'
 import { existsSync, readFileSync } from 'node:fs'
-import { ConfigError, loadConfig, parseEnvFile, type Config, type ConfigOverrides } from '../config'
+import { ConfigError, describeUnknownSetting, loadConfig, parseEnvFile, unknownSettings, type Config, type ConfigOverrides } from '../config'
 import { openRuntime, type Runtime } from '../runtime'
 import { createOutput, type Output } from './io'
 
@@ -28,11 +28,20 @@ function withEnvFile(env: Record<string, string | undefined>, file: string | und
   return { ...parseEnvFile(readFileSync(file, 'utf8'), file), ...env }
 }
 
-export function contextFrom(command: Command, processEnv: Record<string, string | undefined>): CommandContext {
+/**
+ * `warnings: false` for a command that reports unknown AUTHD_* names itself (doctor); every
+ * other command warns about them on stderr once, when it first reads its configuration.
+ */
+export function contextFrom(command: Command, processEnv: Record<string, string | undefined>, { warnings = true } = {}): CommandContext {
   const globals = command.optsWithGlobals() as GlobalOptions
   const env = withEnvFile(processEnv, globals.envFile ?? processEnv.AUTHD_ENV_FILE)
-  const config = (overrides: ConfigOverrides = {}) =>
-    loadConfig(env, { dataDir: globals.dataDir ?? env.AUTHD_DATA_DIR, databaseUrl: globals.databaseUrl, ...overrides })
+  let warned = !warnings
+  const config = (overrides: ConfigOverrides = {}) => {
+    const loaded = loadConfig(env, { dataDir: globals.dataDir ?? env.AUTHD_DATA_DIR, databaseUrl: globals.databaseUrl, ...overrides })
+    if (!warned) for (const unknown of unknownSettings(env)) process.stderr.write(`authd: warning: ${describeUnknownSetting(unknown)}\n`)
+    warned = true
+    return loaded
+  }
   return {
     out: createOutput(globals.json === true),
     env,

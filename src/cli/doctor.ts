@@ -4,13 +4,14 @@ import { Database } from 'bun:sqlite'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
-import type { Config } from '../config'
+import { describeUnknownSetting, unknownSettings, type Config } from '../config'
 import { openEngine, redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
 import { openPostgres } from '../db/pg/client'
 import { pgMigrationStatus } from '../db/pg/migrate'
 import { relyingPartyOf, rpIdFitsOrigin } from '../core/passkeys/relying-party'
 import type { Tenant } from '../core/types'
+import { readTlsPair } from '../server/listen'
 
 export interface Finding {
   check: string
@@ -80,6 +81,15 @@ function permissionChecks(config: Config): Finding[] {
 }
 
 function exposureChecks(config: Config): Finding[] {
+  if (config.tls) {
+    // The pair authd serve would load: a key of another certificate stops it at start-up.
+    try {
+      const { expiresAt } = readTlsPair(config.tls)
+      return [{ check: 'transport', status: 'ok', detail: `HTTPS with ${config.tls.certFile} (valid until ${expiresAt.toISOString()}); public URL ${config.publicUrl}` }]
+    } catch (error) {
+      return [{ check: 'transport', status: 'fail', detail: (error as Error).message, fix: 'set AUTHD_TLS_CERT and AUTHD_TLS_KEY to a certificate and its own private key (PEM)' }]
+    }
+  }
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(config.host)
   if (config.publicUrl.startsWith('https://') || loopback) return [{ check: 'transport', status: 'ok', detail: `public URL ${config.publicUrl}` }]
   return [{
@@ -207,11 +217,23 @@ async function postgresChecks(config: Config): Promise<Finding[]> {
   return findings
 }
 
-export async function runDoctor(config: Config): Promise<Finding[]> {
+/** Every value parsed (or doctor would not have started); names authd does not know are warned about. */
+function configurationCheck(env: Record<string, string | undefined>): Finding {
+  const unknown = unknownSettings(env)
+  if (unknown.length === 0) return { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' }
+  return {
+    check: 'configuration',
+    status: 'warn',
+    detail: unknown.map(describeUnknownSetting).join('; '),
+    fix: unknown.map(({ name, suggestion }) => (suggestion ? `rename ${name} to ${suggestion}` : `remove ${name}`)).join(', ') + ' (README: Configuration)',
+  }
+}
+
+export async function runDoctor(config: Config, env: Record<string, string | undefined> = {}): Promise<Finding[]> {
   const database = config.postgresUrl ? await postgresChecks(config) : databaseChecks(config)
   const usable = database.every((f) => f.status !== 'fail')
   return [
-    { check: 'configuration', status: 'ok', detail: 'every AUTHD_* setting is valid' },
+    configurationCheck(env),
     ...database,
     ...(usable ? await dataChecks(config) : []),
     ...permissionChecks(config),

@@ -16,7 +16,7 @@ import { registerServe } from './commands/serve'
 import { registerSessions } from './commands/sessions'
 import { registerTenants } from './commands/tenants'
 import { registerUsers } from './commands/users'
-import { CliError } from './io'
+import { CliError, UsageError } from './io'
 import { VERSION } from '../version'
 
 export type Env = Record<string, string | undefined>
@@ -49,13 +49,13 @@ export async function runCli(argv: string[], env: Env = process.env): Promise<nu
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2 // commander printed it
-    if (error instanceof ConfigError) {
-      // A bad setting: like a usage error, the command never ran.
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      // A bad setting or a missing option: the command never ran.
       process.stderr.write(`authd: ${error.message}\n`)
       return 2
     }
     if (error instanceof AppError || error instanceof CliError) {
-      process.stderr.write(`authd: ${error.message}\n`)
+      process.stderr.write(`authd: ${(error instanceof AppError && error.details.cliMessage) || error.message}\n`)
       return 1
     }
     process.stderr.write(`authd: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`)

@@ -3,6 +3,8 @@
 import { isCancel, password as promptPassword, text as promptText } from '@clack/prompts'
 
 export class CliError extends Error {}
+/** The command was called wrongly (a required option missing): exit 2, as commander's own usage errors. */
+export class UsageError extends CliError {}
 
 export interface Output {
   json: boolean
@@ -26,7 +28,7 @@ const interactive = (out: Output) => !out.json && process.stdin.isTTY === true &
 /** The flag's value, or a prompt for it on a TTY, or an error naming the flag. */
 export async function required(out: Output, value: string | undefined, flag: string, message: string): Promise<string> {
   if (value !== undefined && value !== '') return value
-  if (!interactive(out)) throw new CliError(`missing required option ${flag}`)
+  if (!interactive(out)) throw new UsageError(`missing required option ${flag}`)
   const answer = await promptText({ message, validate: (v) => (v ? undefined : 'required') })
   if (isCancel(answer)) throw new CliError('cancelled')
   return answer

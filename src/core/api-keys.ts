@@ -3,7 +3,7 @@
 // neither choose nor learn a stored hash's preimage from how long the look-up takes.
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { adminScopeRequired, badRequest, notFound, unauthorized } from './errors'
+import { adminScopeRequired, badRequest, notFoundById, unauthorized } from './errors'
 import { randomToken, sha256 } from './secrets'
 import { getTenant, validateName } from './tenants'
 import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope, type Tenant } from './types'
@@ -16,9 +16,18 @@ export async function createApiKey(
   input: { tenantId: string; name?: string; scope?: string },
   actor: Actor = CLI_ACTOR,
 ): Promise<{ apiKey: ApiKey; key: string }> {
+  const created = newApiKey(deps, input)
+  await getTenant(deps, input.tenantId)
+  const { apiKey, key } = created
+  await deps.store.apiKeys.insert(apiKey, created.keyHash)
+  await audit(deps, 'api_key.created', actor, apiKeyCreatedEvent(apiKey))
+  return { apiKey, key }
+}
+
+/** A new key and its validated record; nothing is stored yet. */
+export function newApiKey(deps: Pick<Deps, 'clock'>, input: { tenantId: string; name?: string; scope?: string }): { apiKey: ApiKey; key: string; keyHash: string } {
   const scope = (input.scope ?? 'client') as ApiKeyScope
   if (!API_KEY_SCOPES.includes(scope)) throw badRequest(`scope must be one of ${API_KEY_SCOPES.join(', ')}`)
-  await getTenant(deps, input.tenantId)
   const key = KEY_PREFIX + randomToken(32)
   const apiKey: ApiKey = {
     id: Bun.randomUUIDv7(),
@@ -29,10 +38,10 @@ export async function createApiKey(
     revokedAt: null,
     scope,
   }
-  await deps.store.apiKeys.insert(apiKey, sha256(key))
-  await audit(deps, 'api_key.created', actor, { tenantId: apiKey.tenantId, detail: { keyId: apiKey.id, prefix: apiKey.prefix, scope } })
-  return { apiKey, key }
+  return { apiKey, key, keyHash: sha256(key) }
 }
+
+export const apiKeyCreatedEvent = (apiKey: ApiKey) => ({ tenantId: apiKey.tenantId, detail: { keyId: apiKey.id, prefix: apiKey.prefix, scope: apiKey.scope } })
 
 /** The key an X-API-KEY value is, and its tenant; 401 for a missing, unknown or revoked key, or a disabled tenant. */
 async function findPresentedKey(deps: Pick<Deps, 'store'>, presented: string | undefined | null): Promise<{ apiKey: ApiKey; tenant: Tenant }> {
@@ -56,7 +65,7 @@ export async function authenticateAdminKey(deps: Pick<Deps, 'store'>, presented:
 
 export async function revokeApiKey(deps: Pick<Deps, 'store' | 'clock'>, keyId: string, actor: Actor = CLI_ACTOR): Promise<ApiKey> {
   const apiKey = await deps.store.apiKeys.revoke(keyId, deps.clock.now())
-  if (!apiKey) throw notFound(`API key not found: ${keyId}`)
+  if (!apiKey) throw notFoundById('API key', keyId)
   await audit(deps, 'api_key.revoked', actor, { tenantId: apiKey.tenantId, detail: { keyId, prefix: apiKey.prefix } })
   return apiKey
 }

@@ -1,7 +1,7 @@
 // The audit log of security events: who (tenant, user), from where (IP, user agent), when,
 // what. Never a secret: no password, OTP, token or key, and e-mail addresses only masked.
 import type { Deps } from './deps'
-import { badRequest, notFound } from './errors'
+import { badRequest, notFoundById } from './errors'
 import type { AuditQuery } from './store'
 import type { AuditEvent } from './types'
 
@@ -128,12 +128,12 @@ export async function readAudit(deps: Pick<Deps, 'store' | 'clock'>, query: Audi
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_AUDIT_LIMIT}`)
   const filter = { ...query, limit }
   if (actor.tenantId !== undefined) {
-    if (query.tenantId !== undefined && query.tenantId !== actor.tenantId) throw notFound(`Tenant not found: ${query.tenantId}`)
+    if (query.tenantId !== undefined && query.tenantId !== actor.tenantId) throw notFoundById('Tenant', query.tenantId)
     filter.tenantId = actor.tenantId
     // A live user of another tenant is as unknown here as everywhere else; a deleted user's id
     // still finds its (own tenant's) events.
     const user = query.userId === undefined ? null : await deps.store.users.get(query.userId)
-    if (user && user.tenantId !== actor.tenantId) throw notFound(`User not found: ${query.userId}`)
+    if (user && user.tenantId !== actor.tenantId) throw notFoundById('User', user.id)
   }
   const events = await deps.store.audit.query(filter)
   await audit(deps, 'audit.read', actor, { tenantId: filter.tenantId ?? null, detail: { count: events.length } })

@@ -34,8 +34,13 @@ export class AppError extends Error {
     message: string,
     /** Seconds, sent as Retry-After on 429 and 503. */
     readonly retryAfter?: number,
-    /** Sent as WWW-Authenticate: what the client must prove to be let through. */
-    readonly challenge?: string,
+    readonly details: {
+      /** Sent as WWW-Authenticate: what the client must prove to be let through. */
+      challenge?: string
+      /** What the CLI prints instead of `message`: it may name what the admin typed, which an
+       *  HTTP answer never repeats. */
+      cliMessage?: string
+    } = {},
   ) {
     super(message)
     this.name = 'AppError'
@@ -55,15 +60,19 @@ export const unauthorized = () => new AppError(401, 'unauthorized', 'Unauthorize
 export const invalidCredentials = () => new AppError(400, 'invalid_credentials', 'Invalid password or code')
 /** A change that needs a recent proof of the user (product spec §18); the challenge is RFC 9470's. */
 export const stepUpRequired = (maxAgeSec: number) =>
-  new AppError(403, 'step_up_required', 'Step-up required: confirm your password or code with POST /api/v1/auth/reauthenticate', undefined, `Bearer error="insufficient_user_authentication", max_age=${maxAgeSec}`)
+  new AppError(403, 'step_up_required', 'Step-up required: confirm your password or code with POST /api/v1/auth/reauthenticate', undefined, {
+    challenge: `Bearer error="insufficient_user_authentication", max_age=${maxAgeSec}`,
+  })
 export const userDisabled = () => new AppError(403, 'user_disabled', 'User is disabled')
 export const tenantDisabled = () => new AppError(403, 'tenant_disabled', 'Tenant is disabled')
 export const crossSiteRefused = () => new AppError(403, 'cross_site', 'Cross-site request refused')
 export const tenantUserCannotSetUpPassword = () => new AppError(403, 'tenant_user_password', 'Tenant users cannot set up passwords')
-/** The HTTP API always says 'Resource not found'; the CLI names what it looked for. */
 export const adminScopeRequired = () => new AppError(403, 'admin_scope_required', 'API key lacks the admin scope')
 export const signupClosed = () => new AppError(403, 'signup_closed', 'Sign-up is closed')
 export const notFound = (message = 'Resource not found') => new AppError(404, 'not_found', message)
+/** An id that names nothing (or nothing the caller may see): the HTTP API says 'Resource not
+ *  found' whatever was asked for, at any length; the CLI names what it looked for. */
+export const notFoundById = (what: string, id: string) => new AppError(404, 'not_found', 'Resource not found', undefined, { cliMessage: `${what} not found: ${id}` })
 export const conflict = (message: string) => new AppError(409, 'conflict', message)
 export const idempotencyConflict = (message: string) => new AppError(409, 'idempotency_conflict', message)
 export const alreadyHasPassword = () => new AppError(409, 'password_exists', 'User already has a password')

@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Clock } from './clock'
 import type { Deps } from './deps'
-import { notFound } from './errors'
+import { notFoundById } from './errors'
 import { randomToken } from './secrets'
 import type { SigningKeyStore } from './store'
 import type { JsonWebKey, SigningKeyRecord } from './types'
@@ -60,10 +60,10 @@ export async function revokeSigningKey(
   settleMs = KEY_RING_RELOAD_MS + 1000,
 ): Promise<{ kid: string; replacementKid: string | null; sessionsRevoked: number }> {
   const key = (await deps.store.signingKeys.list()).find((k) => k.kid === kid)
-  if (!key) throw notFound(`Signing key not found: ${kid}`)
+  if (!key) throw notFoundById('Signing key', kid)
   const replacement = key.retiredAt === null && key.revokedAt === null ? generateSigningKey(deps.clock.now()) : null
   const first = await deps.store.signingKeys.revoke(kid, deps.clock.now(), replacement)
-  if (!first) throw notFound(`Signing key not found: ${kid}`)
+  if (!first) throw notFoundById('Signing key', kid)
   await Bun.sleep(settleMs)
   const late = await deps.store.signingKeys.revokeSessionsSignedBy(kid, deps.clock.now())
   const sessionsRevoked = first.sessionsRevoked + late

@@ -16,7 +16,7 @@
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
-import { badRequest, invalidOtp, notFound, signupClosed } from './errors'
+import { badRequest, invalidOtp, notFoundById, signupClosed } from './errors'
 import { ipSubject, spendBudget } from './limits'
 import { newOutboxMessage } from './mail/outbox'
 import { signupAttemptMail, signupCodeMail } from './mail/templates'
@@ -70,7 +70,7 @@ function openPolicyOf(tenant: Tenant): SignupPolicy {
 export async function setTenantSignup(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, signup: string, actor: Actor = CLI_ACTOR): Promise<Tenant> {
   const value = formatSignupPolicy(parseSignupPolicy(signup))
   const tenant = await deps.store.tenants.setSignup(tenantId, value)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   await audit(deps, 'tenant.updated', actor, { tenantId, detail: { signup: value } })
   return tenant
 }

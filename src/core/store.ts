@@ -21,6 +21,21 @@ export interface TenantStore {
   /** Disabling also ends every session of the tenant's users and spends their OTPs and setup
    *  tokens, in the same transaction: enabling it again revives none of them. */
   setDisabledAt(id: string, disabledAt: number | null): Promise<Tenant | null>
+  /** The first run (`authd init`): everything in one transaction, so a failure leaves nothing
+   *  behind; false, writing nothing, when the database already holds a tenant. */
+  initialise(first: FirstTenant): Promise<boolean>
+}
+
+/** What `authd init` writes: the tenant, its first API key, its first admin (with the setup
+ *  token and the invitation that carries it, when the admin has no password) and the audit events. */
+export interface FirstTenant {
+  tenant: Tenant
+  apiKey: ApiKey
+  keyHash: string
+  user: User
+  setupToken?: SetupToken
+  invitation?: OutboxMessage
+  audit: AuditEvent[]
 }
 
 export interface ApiKeyStore {

@@ -1,6 +1,6 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { badRequest, conflict, notFound } from './errors'
+import { badRequest, conflict, notFoundById } from './errors'
 import { relyingPartyOf } from './passkeys/relying-party'
 import { TENANT_SETTINGS_UNSET, type Tenant } from './types'
 
@@ -39,12 +39,17 @@ export async function createTenant(
   input: { name: string; audience?: string },
   actor: Actor = CLI_ACTOR,
 ): Promise<Tenant> {
+  const tenant = newTenant(deps, input)
+  if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(tenant.audience)
+  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience: tenant.audience } })
+  return tenant
+}
+
+/** A validated tenant record; nothing is stored yet. */
+export function newTenant(deps: Pick<Deps, 'clock'>, input: { name: string; audience?: string }): Tenant {
   const id = Bun.randomUUIDv7()
   const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience)
-  const tenant: Tenant = { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed', ...TENANT_SETTINGS_UNSET }
-  if (!(await deps.store.tenants.insert(tenant))) throw audienceTaken(audience)
-  await audit(deps, 'tenant.created', actor, { tenantId: tenant.id, detail: { audience } })
-  return tenant
+  return { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed', ...TENANT_SETTINGS_UNSET }
 }
 
 /** `authd tenants update ID --audience A`: tokens issued from now on carry the new audience. */
@@ -52,20 +57,20 @@ export async function setTenantAudience(deps: Pick<Deps, 'store' | 'clock'>, ten
   const value = validateAudience(audience)
   const tenant = await deps.store.tenants.setAudience(tenantId, value)
   if (tenant === 'audience-taken') throw audienceTaken(value)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   await audit(deps, 'tenant.updated', actor, { tenantId, detail: { audience: value } })
   return tenant
 }
 
 export async function getTenant(deps: Pick<Deps, 'store'>, tenantId: string): Promise<Tenant> {
   const tenant = await deps.store.tenants.get(tenantId)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   return tenant
 }
 
 export async function setTenantDisabled(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, disabled: boolean, actor: Actor = CLI_ACTOR): Promise<Tenant> {
   const tenant = await deps.store.tenants.setDisabledAt(tenantId, disabled ? deps.clock.now() : null)
-  if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!tenant) throw notFoundById('Tenant', tenantId)
   await audit(deps, disabled ? 'tenant.disabled' : 'tenant.enabled', actor, { tenantId })
   return tenant
 }

@@ -1,6 +1,6 @@
 import { actorSees, audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
-import { badRequest, conflict, notFound } from './errors'
+import { badRequest, conflict, notFoundById } from './errors'
 import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
 import { invitationMessage, newSetupToken } from './setup-password'
@@ -125,7 +125,7 @@ export async function createUser(
   input: NewUser,
   actor: Actor = CLI_ACTOR,
 ): Promise<CreatedUser> {
-  if (!actorSees(actor, input.tenantId)) throw notFound(`Tenant not found: ${input.tenantId}`)
+  if (!actorSees(actor, input.tenantId)) throw notFoundById('Tenant', input.tenantId)
   const tenant = await getTenant(deps, input.tenantId)
   const { user, setupToken } = await prepareUser(deps, tenant, input)
   if (input.invite && !setupToken) {
@@ -161,7 +161,7 @@ export async function listUsers(
   query: { email?: string; cursor?: string; limit?: number },
   actor: Actor = CLI_ACTOR,
 ): Promise<UserPage> {
-  if (!actorSees(actor, tenantId)) throw notFound(`Tenant not found: ${tenantId}`)
+  if (!actorSees(actor, tenantId)) throw notFoundById('Tenant', tenantId)
   const limit = query.limit ?? 50
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badRequest(`limit must be an integer from 1 to ${MAX_PAGE}`)
   const email = query.email === undefined ? undefined : normaliseEmail(query.email)
@@ -241,7 +241,7 @@ export async function setUserPassword(
 }
 
 const notFoundUser = (userId: string): never => {
-  throw notFound(`User not found: ${userId}`)
+  throw notFoundById('User', userId)
 }
 
 /** The user, if the actor may see it: another tenant's user is as unknown as a missing one. */
@@ -257,7 +257,7 @@ export async function setUserDisabled(deps: Pick<Deps, 'store' | 'clock'>, userI
   // Disabling ends the user's sessions now, not when their refresh tokens would have, and
   // spends every OTP and setup token mailed before it.
   const user = await deps.store.users.setDisabledAt(userId, disabled ? now : null, now)
-  if (!user) throw notFound(`User not found: ${userId}`)
+  if (!user) throw notFoundById('User', userId)
   await audit(deps, disabled ? 'user.disabled' : 'user.enabled', actor, { tenantId: user.tenantId, userId })
   return user
 }

@@ -3,7 +3,9 @@
 // users, sessions, keys and queued mail. The target is migrated, must be empty, and is
 // written in one transaction; each table's row count is checked against the source before
 // that transaction commits.
+import { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
+import { existsSync } from 'node:fs'
 import type { Config } from '../config'
 import { openDatabase, type Db } from './client'
 import { runMigrations } from './migrate'
@@ -108,6 +110,39 @@ async function openSide(target: { sqlitePath?: string; postgresUrl?: string }, l
 }
 
 export class CopyRefused extends Error {}
+
+/**
+ * Who else has the source open, if anyone: rows written after the copy read its tables would
+ * be lost at the switch-over. On SQLite, a connection in WAL mode keeps a lock on the file for
+ * as long as it is open, idle or not, so an exclusive lock that cannot be had (without
+ * waiting) means another process holds the database: a running `authd serve`, most likely.
+ * On PostgreSQL, any other session on the database.
+ */
+export async function sourceInUse(from: Pick<Config, 'databasePath' | 'postgresUrl'>): Promise<string | null> {
+  if (from.postgresUrl) {
+    const db = openPostgres(from.postgresUrl, { max: 1 })
+    try {
+      const [row] = (await db.$client`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`) as Array<{ n: number }>
+      return row!.n > 0 ? `${row!.n} other connection(s) to the source database are open` : null
+    } finally {
+      await db.$client.close()
+    }
+  }
+  if (!existsSync(from.databasePath)) return null
+  const probe = new Database(from.databasePath)
+  try {
+    probe.run('PRAGMA busy_timeout = 0')
+    probe.run('PRAGMA locking_mode = EXCLUSIVE')
+    probe.run('BEGIN EXCLUSIVE')
+    probe.run('COMMIT')
+    return null
+  } catch (error) {
+    if (/locked|busy/i.test((error as Error).message)) return `another process has ${from.databasePath} open`
+    throw error
+  } finally {
+    probe.close()
+  }
+}
 
 /** Copies every row of the configured database into `to`; returns the rows copied per table. */
 export async function copyDatabase(

@@ -138,6 +138,18 @@ export function createSqliteStore(db: Db): Store {
           return tenant
         })
       },
+      async initialise(first) {
+        return immediate(() => {
+          if (db.select({ id: tenants.id }).from(tenants).limit(1).get()) return false
+          db.insert(tenants).values(first.tenant).run()
+          db.insert(apiKeys).values({ ...first.apiKey, keyHash: first.keyHash }).run()
+          db.insert(users).values(first.user).run()
+          if (first.setupToken) db.insert(setupTokens).values(first.setupToken).run()
+          if (first.invitation) db.insert(mailOutbox).values(first.invitation).run()
+          first.audit.forEach(writeAudit)
+          return true
+        })
+      },
     },
 
     apiKeys: {

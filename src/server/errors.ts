@@ -82,7 +82,7 @@ export const errors = (logger: Logger, hold: RefusalHold) => {
     set.headers['cache-control'] = 'no-store'
     set.headers['content-type'] = 'application/json; charset=utf-8'
     if (appError.retryAfter !== undefined) set.headers['retry-after'] = String(appError.retryAfter)
-    if (appError.challenge !== undefined) set.headers['www-authenticate'] = appError.challenge
+    if (appError.details.challenge !== undefined) set.headers['www-authenticate'] = appError.details.challenge
     return answer(envelope(appError.status, appError.message, null), appError.retryAfter)
   })
 }

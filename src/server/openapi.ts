@@ -125,7 +125,8 @@ export const openapiDocument = (version: string) =>
   openapi({
     provider: null,
     specPath: '/api/v1/auth/openapi.json',
-    exclude: { paths: ['/metrics', '/api/v1/auth/docs', '/api/v1/auth/docs.js'] },
+    // (staticFile: false, or every path with a dot, the JWKS among them, would be left out)
+    exclude: { staticFile: false, paths: ['/metrics', '/api/v1/auth/docs', '/api/v1/auth/docs.js', '/api/v1/auth/openapi.json'] },
     documentation: {
       openapi: '3.1.0',
       info: {

@@ -9,7 +9,8 @@ import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
 import { createApp, createMetrics } from './app'
-import { startMetricsListener } from './metrics-listener'
+import { listenOrRefuse, readTlsPair } from './listen'
+import { startMetricsListener, type MetricsListener } from './metrics-listener'
 import { recordPeer } from './plugins/client-ip'
 
 // Bun's own body cap only backs up ours (16 KiB, with the envelope): Bun answers without it.
@@ -21,27 +22,37 @@ export interface RunningServer {
 }
 
 export async function startServer(runtime: Runtime, logger: Logger): Promise<RunningServer> {
+  const { config } = runtime
+  const tls = config.tls && readTlsPair(config.tls)
   await runtime.keyRing.ensureKey()
   // (only a head start: a dummy hash not made now is made at the first login that needs it)
   runtime.hasher.warmUp().catch(() => {})
   runtime.eventLoop.start()
   const metrics = createMetrics(runtime)
   let app = createApp(runtime, logger, metrics)
-  const server = Bun.serve({
-    port: runtime.config.port,
-    hostname: runtime.config.host,
-    maxRequestBodySize: BUN_MAX_BODY_BYTES,
-    tls: runtime.config.tls && { cert: Bun.file(runtime.config.tls.certFile), key: Bun.file(runtime.config.tls.keyFile) },
-    fetch: (received, bunServer) => {
-      const request = withRoutableUrl(received)
-      recordPeer(request, received, bunServer)
-      return app.fetch(request)
-    },
-  })
+  const server = listenOrRefuse(config, 'AUTHD_HOST, AUTHD_PORT', () =>
+    Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      maxRequestBodySize: BUN_MAX_BODY_BYTES,
+      tls: tls && { cert: tls.cert, key: tls.key },
+      fetch: (received, bunServer) => {
+        const request = withRoutableUrl(received)
+        recordPeer(request, received, bunServer)
+        return app.fetch(request)
+      },
+    }),
+  )
   const url = server.url.origin
-  const bound = withBoundAddress(runtime.config, url)
-  if (bound !== runtime.config) app = createApp({ ...runtime, config: bound }, logger, metrics)
-  const metricsListener = runtime.config.metricsAddr && startMetricsListener(runtime.config.metricsAddr, metrics)
+  const bound = withBoundAddress(config, url)
+  if (bound !== config) app = createApp({ ...runtime, config: bound }, logger, metrics)
+  let metricsListener: MetricsListener | undefined
+  try {
+    metricsListener = config.metricsAddr && listenOrRefuse(config.metricsAddr, 'AUTHD_METRICS_ADDR', () => startMetricsListener(config.metricsAddr!, metrics))
+  } catch (error) {
+    await server.stop(true)
+    throw error
+  }
   const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger, (outcome) => metrics.mailDeliveries.inc({ outcome }))
   const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
   mailWorker.start()

@@ -2,7 +2,7 @@
 // place and keeps the data and the configuration. Root-only steps are exercised with the
 // current user (no new system user) and a temporary unit directory (no systemctl).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../binary'
 import { cliRunner } from '../cli-runner'
@@ -74,7 +74,22 @@ describe('install.sh', () => {
     expect((await login(running.url)).status).toBe(201)
     running.proc.kill('SIGTERM')
     await running.proc.exited
-  }, 120_000)
+
+    // The README's own format for the sender: authd.env is KEY=VALUE (as systemd reads it), not shell.
+    appendFileSync(envFile, 'AUTHD_MAIL_FROM=Acme <auth@acme.example>\n')
+    const third = await install(args)
+    expect({ code: third.code, stderr: third.stderr }).toEqual({ code: 0, stderr: '' })
+
+    // A setting the new version refuses: the upgrade stops before the binary is replaced.
+    appendFileSync(envFile, 'AUTHD_PORT=eighty\n')
+    const inodeKept = statSync(binary).ino
+    const refused = await install(args)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('AUTHD_PORT must be an integer')
+    expect(refused.stderr).toContain(`install.sh: the new version could not migrate (above); ${binary} is unchanged`)
+    expect(statSync(binary).ino).toBe(inodeKept)
+    expect(existsSync(`${binary}.new`)).toBe(false)
+  }, 300_000)
 
   it.skipIf(!isRoot)('refuses clearly without root, unless every path is one the user owns', async () => {
     const canRead = Bun.spawnSync(['runuser', '-u', 'nobody', '--', 'test', '-r', join(ROOT, 'install.sh')]).exitCode === 0
@@ -85,6 +100,15 @@ describe('install.sh', () => {
     expect(refused.stderr).toContain('./install.sh --prefix ~/.local')
     const systemd = await install(['--systemd'], 'nobody')
     expect(systemd.stderr).toBe('install.sh: --systemd needs root (sudo ./install.sh --systemd)\n')
+  })
+
+  it('has every option it explains in the README', async () => {
+    const help = (await install(['--help'])).stdout
+    const options = [...help.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!)
+    expect(options).toContain('--user')
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## Running authd on a VM'), readme.indexOf('### Monitoring'))
+    expect(options.filter((option) => !section.includes(option))).toEqual([])
   })
 
   it('explains its options', async () => {

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
-import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
+import { cliRunner, SOURCE_CLI } from '../cli-runner'
+import { createTestContext, databaseEnv, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
 const ADMIN = '/api/v1/admin'
 let ctx: TestContext
@@ -118,6 +119,18 @@ describe('Idempotency-Key on POST /users', () => {
     expect(rows[0]!.sealed_response).not.toContain('person1')
   })
 
+  it('does not replay the answer of a user since deleted: the same request again creates a new user', async () => {
+    const headers = { 'idempotency-key': 'create-person-1' }
+    const first = await admin('POST', '/users', { body: newUser(1), headers })
+    expect(first.status).toBe(201)
+    expect((await admin('DELETE', `/users/${first.json.data.userId}`)).status).toBe(200)
+    // A replay would hand back the erased user's address, names and id.
+    const again = await admin('POST', '/users', { body: newUser(1), headers })
+    expect({ status: again.status, replayed: again.headers.get('idempotent-replayed') }).toEqual({ status: 201, replayed: null })
+    expect(again.json.data.userId).not.toBe(first.json.data.userId)
+    expect((await admin('GET', `/users/${again.json.data.userId}`)).json.data).toMatchObject({ email: 'person1@example.com', firstName: 'Grace' })
+  })
+
   it('refuses the same key with a different body (409), and keys of another tenant do not collide', async () => {
     const headers = { 'idempotency-key': 'k1' }
     expect((await admin('POST', '/users', { body: newUser(1), headers })).status).toBe(201)
@@ -226,7 +239,7 @@ describe('one user', () => {
     expect(listed.json.data).toHaveLength(2)
     expect(listed.json.data.every((s: { current: boolean }) => s.current === false)).toBe(true)
     expect(JSON.stringify(listed.json)).not.toContain(cookie)
-    expect((await admin('DELETE', `/users/${userId}/sessions`)).json.data).toEqual({ revoked: 2 })
+    expect((await admin('DELETE', `/users/${userId}/sessions`)).json.data).toEqual({ userId, revoked: 2 })
     expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${cookie}` })).status).toBe(401)
     expect((await admin('GET', `/users/${userId}/sessions`)).json.data).toEqual([])
   })
@@ -264,6 +277,29 @@ describe('tenant confinement', () => {
     const events = (await admin('GET', '/audit?limit=1000')).json.data as Array<{ tenantId: string }>
     expect(events.length).toBeGreaterThan(0)
     expect(events.every((e) => e.tenantId === ctx.tenantId)).toBe(true)
+  })
+})
+
+describe('the same shapes as the CLI', () => {
+  it('answers DELETE /users/{id}/mfa and DELETE /users/{id}/sessions as users mfa-reset and sessions revoke print', async () => {
+    const { userId } = await ctx.addUser()
+    const authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
+    const cli = async (args: string[]) => (await authd(['--json', ...args, userId])).json
+    expect((await admin('DELETE', `/users/${userId}/mfa`)).json.data).toEqual(await cli(['users', 'mfa-reset']))
+    expect((await admin('DELETE', `/users/${userId}/sessions`)).json.data).toEqual(await cli(['sessions', 'revoke', '--user']))
+  })
+})
+
+describe('404s repeat nothing of the path', () => {
+  it('answers an unknown id, of any length and content, with Resource not found on every endpoint', async () => {
+    const sent = `hello<script>alert(1)</script>${'x'.repeat(3000)}`
+    for (const id of ['01a2b3c4-0000-7000-8000-000000000000', encodeURIComponent(sent)]) {
+      // (an unknown userId in the audit query is no error: a deleted user's events are still found)
+      for (const [method, path, body] of endpoints(id).filter(([, path]) => !path.startsWith('/audit'))) {
+        const res = await admin(method, path, { body })
+        expect({ method, path: path.slice(0, 60), status: res.status, json: res.json }).toEqual({ method, path: path.slice(0, 60), status: 404, json: { statusCode: 404, message: 'Resource not found', data: null } })
+      }
+    }
   })
 })
 

@@ -39,6 +39,28 @@ describe('GET /refresh-token under concurrency', () => {
   })
 })
 
+describe('GET /refresh-token within the grace period, concurrently', () => {
+  // The 20 simultaneous refreshes above all read the token before the first commit, so none of
+  // them meets a spent token. Here the first refresh has committed before the others arrive:
+  // all 19 take the grace branch at once.
+  it('19 simultaneous refreshes of a token spent just before: all 201 with the same successor, nothing revoked', async () => {
+    ctx = await createTestContext({ AUTHD_PORT: '0' })
+    server = await startServer(ctx.runtime, silentLogger)
+    const { email } = await ctx.addUser()
+    const cookie = (await loginFor(ctx, email)).refreshCookie!
+    const refresh = (value: string) => fetch(`${server!.url}/api/v1/auth/refresh-token`, { headers: { cookie: `refreshToken=${value}` } }).then(toResult)
+
+    const first = await refresh(cookie)
+    expect(first.status).toBe(201)
+    const spent = await ctx.runtime.store.sessions.findToken(new Bun.CryptoHasher('sha256').update(cookie).digest('base64url'))
+    expect(spent?.token.spentAt).not.toBeNull()
+
+    const results = await Promise.all(Array.from({ length: 19 }, () => refresh(cookie)))
+    expect(results.map((r) => [r.status, r.refreshCookie])).toEqual(Array(19).fill([201, first.refreshCookie]))
+    expect((await refresh(first.refreshCookie!)).status).toBe(201)
+  })
+})
+
 describe('password races', () => {
   it('20 simultaneous change-passwords with one OTP: exactly one 200, the rest 400', async () => {
     const { startSmtp, otpIn } = await import('../smtp')

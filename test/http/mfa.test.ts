@@ -412,9 +412,9 @@ describe('removal by an administrator (a lost authenticator)', () => {
     const userId = (await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email]))[0]!.id
     const admin = await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })
     const removed = await ctx.call('DELETE', `/api/v1/admin/users/${userId}/mfa`, { apiKey: admin.key })
-    expect(removed.json).toEqual({ statusCode: 200, message: 'Second factor removed', data: { removed: true } })
+    expect(removed.json).toEqual({ statusCode: 200, message: 'Second factor removed', data: { userId, removed: true } })
     expect((await login()).json.data.response.accessToken).toEqual(expect.any(String))
-    expect((await ctx.call('DELETE', `/api/v1/admin/users/${userId}/mfa`, { apiKey: admin.key })).json.data).toEqual({ removed: false })
+    expect((await ctx.call('DELETE', `/api/v1/admin/users/${userId}/mfa`, { apiKey: admin.key })).json.data).toEqual({ userId, removed: false })
     const kinds = await queryDatabase<{ kind: string }>(ctx, "SELECT kind FROM mail_outbox WHERE kind LIKE 'mfa-%' ORDER BY created_at, id")
     expect(kinds.map((k) => k.kind)).toEqual(['mfa-enrolled', 'mfa-disabled'])
     const events = await ctx.runtime.store.audit.query({ type: 'mfa.reset' })

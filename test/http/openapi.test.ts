@@ -46,6 +46,7 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/admin/users/{userId}/passkeys',
       '/api/v1/admin/users/{userId}/passkeys/{passkeyId}',
       '/api/v1/admin/users/{userId}/sessions',
+      '/api/v1/auth/.well-known/jwks.json',
       '/api/v1/auth/change-password',
       '/api/v1/auth/forgot-password/{email}',
       '/api/v1/auth/login',
@@ -125,6 +126,7 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/auth/logout-all', 'post', await ctx.call('POST', '/api/v1/auth/logout-all', bearer))
 
     conforms('/api/v1/auth/logout', 'post', await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${refreshed.refreshCookie}`, apiKey: null }))
+    conforms('/api/v1/auth/.well-known/jwks.json', 'get', await ctx.call('GET', '/api/v1/auth/.well-known/jwks.json', { apiKey: null }))
   })
 
   it('describes the real responses of the admin API, success and errors', async () => {

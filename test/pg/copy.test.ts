@@ -1,12 +1,13 @@
 // `authd db copy`: a deployment moves from SQLite to PostgreSQL (and back) without losing
 // users, sessions, keys or mail; a non-empty target is refused.
 import { expect, it } from 'bun:test'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeProtectedHeader } from 'jose'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
-import { describePostgres, useTestDatabase } from '../pg'
+import { createTestDatabase, describePostgres, useTestDatabase } from '../pg'
 
 const dir = useBinaryAndTempDir()
 
@@ -51,5 +52,47 @@ describePostgres('authd db copy', () => {
     const { tables } = copied.json
     expect(returned.json.tables).toEqual({ ...tables, refreshFamilies: tables.refreshFamilies + 1, refreshTokens: tables.refreshTokens + 2, auditEvents: returned.json.tables.auditEvents })
     expect(returned.json.tables.auditEvents).toBeGreaterThan(copied.json.tables.auditEvents)
+  }, 60_000)
+
+  it('refuses to copy a source that a server has open, unless --force (then it warns)', async () => {
+    const data = join(dir(), 'busy')
+    const sqlite = cliRunner([BINARY], data)
+    await setUpAccount(sqlite, 'ada@example.com', PASSWORD)
+    const target = await createTestDatabase()
+    const server = await serveBinary(data)
+    try {
+      const refused = await sqlite(['db', 'copy', '--to', target.url])
+      expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `authd: the source is in use (another process has ${join(data, 'authd.db')} open): stop authd serve first, or pass --force to copy anyway and lose what is written after the copy\n`,
+      })
+      const forced = await sqlite(['--json', 'db', 'copy', '--to', target.url, '--force'])
+      expect(forced.code).toBe(0)
+      expect(forced.stderr).toStartWith('authd: warning: the source is in use')
+      expect(forced.json.tables.users).toBe(1)
+
+      // The other way: instances serving on PostgreSQL are other sessions on the source.
+      mkdirSync(join(dir(), 'busy-pg'))
+      const onPostgres = await serveBinary(join(dir(), 'busy-pg'), { AUTHD_DATABASE_URL: target.url })
+      try {
+        const back = await cliRunner([BINARY], data, { AUTHD_DATABASE_URL: target.url })(['db', 'copy', '--to', `sqlite:${join(dir(), 'busy-back.db')}`])
+        expect({ code: back.code, stderr: back.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^authd: the source is in use \(\d+ other connection\(s\) to the source database are open\)/) })
+      } finally {
+        onPostgres.proc.kill('SIGTERM')
+        await onPostgres.proc.exited
+      }
+    } finally {
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+      await target.drop()
+    }
+    // Stopped, the source is no longer in use: the copy runs (into another empty database).
+    const empty = await createTestDatabase()
+    try {
+      expect((await sqlite(['db', 'copy', '--to', empty.url])).code).toBe(0)
+    } finally {
+      await empty.drop()
+    }
   }, 60_000)
 })

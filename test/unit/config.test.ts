@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { ConfigError, loadConfig, parseDuration } from '../../src/config'
+import { ConfigError, loadConfig, parseDuration, SETTINGS } from '../../src/config'
 
 describe('loadConfig', () => {
   it('runs with nothing set: the defaults of the product spec', () => {
@@ -72,10 +72,8 @@ describe('parseDuration', () => {
 
 describe('the README', () => {
   it('documents every AUTHD_* variable the configuration reads', async () => {
-    const source = await Bun.file(new URL('../../src/config.ts', import.meta.url)).text()
     const readme = await Bun.file(new URL('../../README.md', import.meta.url)).text()
-    const read = [...new Set(source.match(/AUTHD_[A-Z0-9_]+/g))].sort()
-    expect(read.length).toBeGreaterThan(30)
-    expect(read.filter((name) => !readme.includes(`\`${name}\``))).toEqual([])
+    expect(SETTINGS.length).toBeGreaterThan(30)
+    expect(SETTINGS.filter((name) => !readme.includes(`\`${name}\``))).toEqual([])
   })
 })

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError } from '../../src/core/errors'
 import { EventLoopMeter } from '../../src/core/event-loop-load'
 import { pickParameters, PasswordHasher } from '../../src/core/passwords'
 import { checkPasswordPolicy } from '../../src/core/password-policy'
+import { tempDir } from '../helpers'
 
 const options = { memoryKib: 64, timeCost: 1, concurrency: 2, maxWaitMs: 250, initialEstimateMs: 100 }
 
@@ -96,7 +97,7 @@ describe('PasswordHasher', () => {
 
 describe('EventLoopMeter', () => {
   const fakeSchedstat = () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'authd-schedstat-')), 'schedstat')
+    const path = join(tempDir(), 'schedstat')
     let nowMs = 1_000
     let runNs = 5e9
     writeFileSync(path, `${runNs} 123 45\n`)

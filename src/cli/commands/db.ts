@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { databasePathFrom, postgresUrlFrom } from '../../config'
-import { copyDatabase, CopyRefused } from '../../db/copy'
+import { copyDatabase, CopyRefused, sourceInUse } from '../../db/copy'
 import { redactUrl } from '../../db/engine'
 import { contextFrom } from '../context'
 import { CliError } from '../io'
@@ -12,12 +12,18 @@ export function registerDb(program: Command, env: Env) {
   db.command('copy')
     .description('copy the whole database (the one --data-dir / --database-url selects) into an empty one, SQLite <-> PostgreSQL; stop authd serve first')
     .requiredOption('--to <url>', 'the target: postgres://… or a SQLite path (sqlite:/path, file:/path or a plain path)')
-    .action(async (opts: { to: string }, cmd: Command) => {
+    .option('--force', 'copy even while another process has the source open (what it writes after the copy is lost)')
+    .action(async (opts: { to: string; force?: boolean }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const config = ctx.config()
       const postgresUrl = postgresUrlFrom(opts.to)
       const target = postgresUrl ? { postgresUrl, location: redactUrl(postgresUrl) } : { sqlitePath: databasePathFrom(opts.to, config.dataDir), location: databasePathFrom(opts.to, config.dataDir) }
       const from = config.postgresUrl ? redactUrl(config.postgresUrl) : config.databasePath
+      const inUse = await sourceInUse(config)
+      if (inUse && !opts.force) {
+        throw new CliError(`the source is in use (${inUse}): stop authd serve first, or pass --force to copy anyway and lose what is written after the copy`)
+      }
+      if (inUse) process.stderr.write(`authd: warning: the source is in use (${inUse}): what is written to it after the copy is not in ${target.location}\n`)
       let tables: Record<string, number>
       try {
         tables = await copyDatabase(config, target, from)

@@ -10,8 +10,8 @@ export function registerDoctor(program: Command, env: Env) {
     .command('doctor')
     .description('check the configuration, database, migrations, SMTP, permissions and signing-key age, and say what to fix (exit 1 on a failure)')
     .action(async (_: unknown, cmd: Command) => {
-      const ctx = contextFrom(cmd, env)
-      const findings = await runDoctor(ctx.config())
+      const ctx = contextFrom(cmd, env, { warnings: false })
+      const findings = await runDoctor(ctx.config(), ctx.env)
       ctx.out.result(findings, () =>
         findings.flatMap((f) => [`${MARK[f.status]} ${f.check}: ${f.detail}`, ...(f.fix ? [`    fix: ${f.fix}`] : [])]),
       )

@@ -1,18 +1,18 @@
 // `authd init`: the first run. On a terminal it asks (with @clack/prompts) for what the
 // flags did not give; with --yes, or without a terminal, it never asks: missing answers
-// take their defaults (--yes) or stop with one clear line naming the flag.
+// take their defaults (--yes) or stop with one clear line naming the flag. Everything is
+// checked before anything is written (core/init.ts), so a refused answer leaves nothing
+// behind and the same command can simply be run again.
 import type { Command } from 'commander'
 import { intro, isCancel, note, outro, password as promptPassword, select, text } from '@clack/prompts'
-import { createApiKey } from '../../core/api-keys'
-import { deliverDue } from '../../core/mail/outbox'
-import { inviteUser } from '../../core/setup-password'
-import { createTenant } from '../../core/tenants'
-import { createUser } from '../../core/users'
-import { silentLogger } from '../../log'
-import { smtpTransport, mailTransportFor } from '../../mail/transports'
+import { AppError } from '../../core/errors'
+import { initialise, type FirstRun } from '../../core/init'
+import { redactUrl } from '../../db/engine'
+import { smtpTransport } from '../../mail/transports'
 import { openRuntime } from '../../runtime'
-import { contextFrom } from '../context'
-import { CliError, readPasswordFromStdin } from '../io'
+import { contextFrom, type GlobalOptions } from '../context'
+import { deliverNow, type Delivery } from '../deliver'
+import { CliError, readPasswordFromStdin, UsageError } from '../io'
 import type { Env } from '../index'
 
 interface InitOptions {
@@ -25,6 +25,62 @@ interface InitOptions {
   smtpUrl?: string
   mailFrom?: string
   testMailTo?: string
+}
+
+type Ask = (value: string | undefined, flag: string, message: string, fallback?: string, optional?: boolean) => Promise<string>
+
+function asker(opts: InitOptions, interactive: boolean): Ask {
+  return async (value, flag, message, fallback, optional = false) => {
+    if (value !== undefined) return value
+    if (interactive) {
+      const answer = await text({ message, placeholder: fallback, defaultValue: fallback, validate: (v) => (v || fallback || optional ? undefined : 'required') })
+      if (isCancel(answer)) throw new CliError('cancelled')
+      return answer ?? fallback ?? ''
+    }
+    if (optional || (opts.yes && fallback !== undefined)) return fallback ?? ''
+    // --yes only fills in what has a default: an address it cannot invent.
+    if (fallback === undefined) throw new UsageError(`missing ${flag} (or run on a terminal to be asked)`)
+    throw new UsageError(`missing ${flag} (or run on a terminal, or pass --yes for the defaults)`)
+  }
+}
+
+async function askFirstRun(ask: Ask, opts: InitOptions, interactive: boolean): Promise<FirstRun> {
+  const tenantName = await ask(opts.tenantName, '--tenant-name', 'First tenant name', 'Default')
+  const email = await ask(opts.adminEmail, '--admin-email', 'Admin e-mail address')
+  const firstName = await ask(opts.adminFirstName, '--admin-first-name', 'Admin first name', 'Admin')
+  const lastName = await ask(opts.adminLastName, '--admin-last-name', 'Admin last name', 'User')
+  let password: string | undefined
+  if (opts.adminPasswordStdin) password = await readPasswordFromStdin()
+  else if (interactive) {
+    const how = await select({ message: 'How does the admin get a password?', options: [{ value: 'invite', label: 'E-mail an invitation (setup token)' }, { value: 'password', label: 'Set one now' }] })
+    if (isCancel(how)) throw new CliError('cancelled')
+    if (how === 'password') {
+      const answer = await promptPassword({ message: 'Admin password (15+ characters)' })
+      if (isCancel(answer)) throw new CliError('cancelled')
+      password = answer
+    }
+  }
+  return { tenantName, email, firstName, lastName, password }
+}
+
+const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)
+
+/** `authd serve` with the global options this run was given, so it opens the same database. */
+function serveCommand(globals: GlobalOptions, env: Env, dataDir: string): string {
+  const words = ['authd']
+  if (globals.envFile) words.push('--env-file', globals.envFile)
+  if (globals.databaseUrl) words.push('--database-url', redactUrl(globals.databaseUrl))
+  if (globals.dataDir || !env.AUTHD_DATA_DIR) words.push('--data-dir', dataDir)
+  return [...words, 'serve'].map(shellWord).join(' ')
+}
+
+async function sendTestMail(smtpUrl: string, mailFrom: string, to: string): Promise<{ status: 'sent' | 'failed'; error?: string }> {
+  try {
+    await smtpTransport(smtpUrl, mailFrom).send({ id: Bun.randomUUIDv7(), to, subject: 'authd: test message', text: 'SMTP works: authd can send mail.', html: '<p>SMTP works: authd can send mail.</p>' })
+    return { status: 'sent' }
+  } catch (error) {
+    return { status: 'failed', error: (error as Error).message }
+  }
 }
 
 export function registerInit(program: Command, env: Env) {
@@ -43,16 +99,7 @@ export function registerInit(program: Command, env: Env) {
     .action(async (opts: InitOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const interactive = !opts.yes && !ctx.out.json && process.stdin.isTTY === true && process.stdout.isTTY === true
-      const ask = async (value: string | undefined, flag: string, message: string, fallback?: string, optional = false): Promise<string> => {
-        if (value !== undefined) return value
-        if (interactive) {
-          const answer = await text({ message, placeholder: fallback, defaultValue: fallback, validate: (v) => (v || fallback || optional ? undefined : 'required') })
-          if (isCancel(answer)) throw new CliError('cancelled')
-          return answer ?? fallback ?? ''
-        }
-        if (optional || (opts.yes && fallback !== undefined)) return fallback ?? ''
-        throw new CliError(`missing ${flag} (or run on a terminal, or pass --yes for the defaults)`)
-      }
+      const ask = asker(opts, interactive)
 
       if (interactive) intro('authd init')
       const dataDir = interactive ? await ask(undefined, '--data-dir', 'Data directory', ctx.config().dataDir) : ctx.config().dataDir
@@ -60,68 +107,49 @@ export function registerInit(program: Command, env: Env) {
       const config = ctx.config({ dataDir })
       const mailFrom = smtpUrl ? await ask(opts.mailFrom ?? ctx.env.AUTHD_MAIL_FROM, '--mail-from', 'From address', config.mailFrom) : config.mailFrom
       const runtime = await openRuntime({ ...config, smtpUrl, mailFrom })
+      const where = config.postgresUrl ? redactUrl(config.postgresUrl) : config.dataDir
+      const alreadyInitialised = new CliError(`${where} is already initialised; manage it with authd tenants | api-keys | users`)
       try {
-        if ((await runtime.store.tenants.list()).length > 0) {
-          throw new CliError(`${dataDir} is already initialised; manage it with authd tenants | api-keys | users`)
-        }
-        const tenantName = await ask(opts.tenantName, '--tenant-name', 'First tenant name', 'Default')
-        const email = await ask(opts.adminEmail, '--admin-email', 'Admin e-mail address')
-        const firstName = await ask(opts.adminFirstName, '--admin-first-name', 'Admin first name', 'Admin')
-        const lastName = await ask(opts.adminLastName, '--admin-last-name', 'Admin last name', 'User')
-        let password: string | undefined
-        if (opts.adminPasswordStdin) password = await readPasswordFromStdin()
-        else if (interactive) {
-          const how = await select({ message: 'How does the admin get a password?', options: [{ value: 'invite', label: 'E-mail an invitation (setup token)' }, { value: 'password', label: 'Set one now' }] })
-          if (isCancel(how)) throw new CliError('cancelled')
-          if (how === 'password') {
-            const answer = await promptPassword({ message: 'Admin password (15+ characters)' })
-            if (isCancel(answer)) throw new CliError('cancelled')
-            password = answer
-          }
-        }
-
-        const tenant = await createTenant(runtime, { name: tenantName })
-        const { apiKey, key } = await createApiKey(runtime, { tenantId: tenant.id, name: 'default' })
-        const { user } = await createUser(runtime, { tenantId: tenant.id, email, firstName, lastName, type: 'admin', password })
-        const invitation = password === undefined ? await inviteUser(runtime, user.id) : undefined
+        // (asked before the questions, so nobody answers them in vain; the transaction asks again)
+        if ((await runtime.store.tenants.list()).length > 0) throw alreadyInitialised
+        const firstRun = await askFirstRun(ask, opts, interactive)
+        const done = await initialise(runtime, firstRun).catch((error) => {
+          throw error instanceof AppError && error.code === 'conflict' ? alreadyInitialised : error
+        })
         await runtime.keyRing.ensureKey()
-        await deliverDue(runtime, mailTransportFor(runtime.config, silentLogger), silentLogger)
-
-        let testMail: 'sent' | 'failed' | 'skipped' = 'skipped'
-        let testMailError: string | undefined
-        const testTo = opts.testMailTo ?? (interactive && smtpUrl ? email : undefined)
-        if (smtpUrl && testTo) {
-          try {
-            await smtpTransport(smtpUrl, mailFrom).send({ id: Bun.randomUUIDv7(), to: testTo, subject: 'authd: test message', text: 'SMTP works: authd can send mail.', html: '<p>SMTP works: authd can send mail.</p>' })
-            testMail = 'sent'
-          } catch (error) {
-            testMail = 'failed'
-            testMailError = (error as Error).message
-          }
-        }
+        const invitation: Delivery | undefined = done.invitation && (await deliverNow(runtime, done.invitation.mailId))
+        const testTo = opts.testMailTo ?? (interactive && smtpUrl ? firstRun.email : undefined)
+        const testMail = smtpUrl && testTo ? await sendTestMail(smtpUrl, mailFrom, testTo) : { status: 'skipped' as const }
 
         const result = {
           dataDir: runtime.config.dataDir,
-          tenantId: tenant.id,
-          apiKey: { keyId: apiKey.id, key },
-          admin: { userId: user.id, email: user.email, invited: invitation !== undefined, setupToken: invitation?.setupToken },
-          smtp: { configured: smtpUrl !== undefined, testMessage: testMail, ...(testMailError && { error: testMailError }) },
+          tenantId: done.tenant.id,
+          apiKey: { keyId: done.apiKey.id, key: done.key },
+          admin: {
+            userId: done.user.id,
+            email: done.user.email,
+            invited: done.invitation !== undefined,
+            setupToken: done.invitation?.setupToken,
+            ...(invitation && { invitation: { status: invitation.status, ...(invitation.error && { error: invitation.error }) } }),
+          },
+          smtp: { configured: smtpUrl !== undefined, testMessage: testMail.status, ...('error' in testMail && { error: testMail.error }) },
         }
         const lines = [
           `data directory  ${result.dataDir}`,
-          `tenant          ${tenant.name} (${tenant.id})`,
-          `API key         ${key}   (shown once: store it now)`,
-          `admin           ${user.email}${invitation ? `: invitation ${smtpUrl ? 'e-mailed' : `written to ${result.dataDir}/mail`}; setup token ${invitation.setupToken}` : ': password set'}`,
-          `mail            ${smtpUrl ? `SMTP; test message ${testMail}${testMailError ? ` (${testMailError})` : ''}` : `no SMTP: .eml files in ${result.dataDir}/mail`}`,
+          `tenant          ${done.tenant.name} (${done.tenant.id})`,
+          `API key         ${done.key}   (shown once: store it now)`,
+          `admin           ${done.user.email}${done.invitation ? `: invitation ${invitation!.says}; setup token ${done.invitation.setupToken}` : ': password set'}`,
+          `mail            ${smtpUrl ? `SMTP; test message ${testMail.status}${'error' in testMail ? ` (${testMail.error})` : ''}` : `no SMTP: .eml files in ${result.dataDir}/mail`}`,
           ...(smtpUrl && !ctx.env.AUTHD_SMTP_URL ? ['', 'Add to the environment of authd serve (e.g. /etc/authd/authd.env):', `  AUTHD_SMTP_URL=${smtpUrl}`, `  AUTHD_MAIL_FROM=${mailFrom}`] : []),
           '',
-          `Start the server: authd --data-dir ${result.dataDir} serve`,
+          `Start the server: ${serveCommand(cmd.optsWithGlobals() as GlobalOptions, ctx.env, result.dataDir)}`,
         ]
         if (interactive) {
           note(lines.join('\n'), 'authd is ready')
           outro('Done.')
         } else ctx.out.result(result, () => lines)
-        if (testMail === 'failed') process.exitCode = 1
+        // Everything was created: a failed test message is a warning to act on, not a failed run.
+        if (testMail.status === 'failed') process.stderr.write(`authd: warning: the test message to ${testTo} was not sent (${testMail.error}): check the SMTP settings with authd doctor\n`)
       } finally {
         runtime.close()
       }

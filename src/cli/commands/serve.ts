@@ -26,7 +26,11 @@ export function registerServe(program: Command, env: Env) {
       const runtime = await openRuntime(ctx.config({ port: opts.port, host: opts.host }))
       if (runtime.appliedMigrations.length > 0) logger.log('info', 'migrated', { applied: runtime.appliedMigrations })
       const demo = opts.seedDemo ? await seedDemoIfEmpty(runtime) : null
-      const server = await startServer(runtime, logger)
+      const server = await startServer(runtime, logger).catch((error) => {
+        // Nothing may keep the process alive once it cannot serve (the database, hashing threads).
+        runtime.close()
+        throw error
+      })
       logger.flush?.()
       if (demo) process.stdout.write(demoBanner(demo, server.url) + '\n')
       else if (opts.seedDemo) process.stdout.write(existingDataHint(runtime.config.dataDir) + '\n')

@@ -4,7 +4,7 @@ import { setTenantRelyingParty } from '../../core/passkeys/relying-party'
 import { createTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
-import { CliError, isoTime, required, table } from '../io'
+import { isoTime, required, table, UsageError } from '../io'
 import type { Env } from '../index'
 
 const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
@@ -33,7 +33,7 @@ export function registerTenants(program: Command, env: Env) {
     .option('--passkey-origins <origins>', 'comma-separated origins whose pages run passkey ceremonies (default: that of AUTHD_PUBLIC_URL)')
     .action(async (tenantId: string, opts: { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      if (Object.values(opts).every((v) => v === undefined)) throw new CliError('nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins')
+      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins')
       const updated = await ctx.withRuntime(async (rt) => {
         let tenant = opts.audience === undefined ? undefined : await setTenantAudience(rt, tenantId, opts.audience)
         if (opts.signup !== undefined) tenant = await setTenantSignup(rt, tenantId, opts.signup)

@@ -1,23 +1,15 @@
 // users invite | set-password | import: the CLI side of the password lifecycle.
 import type { Command } from 'commander'
-import { deliverDue } from '../../core/mail/outbox'
 import { inviteUser, toInvitationView } from '../../core/setup-password'
 import { importUsers, parseImportFile } from '../../core/user-import'
 import { setUserPassword } from '../../core/users'
+import { deliverDue } from '../../core/mail/outbox'
 import { silentLogger } from '../../log'
 import { mailTransportFor } from '../../mail/transports'
-import type { Runtime } from '../../runtime'
+import { deliverNow } from '../deliver'
 import { contextFrom } from '../context'
-import { CliError, isoTime, promptNewPassword, readPasswordFromStdin, required, table } from '../io'
+import { CliError, isoTime, promptNewPassword, readPasswordFromStdin, required, table, UsageError } from '../io'
 import type { Env } from '../index'
-
-/** Tries to deliver the message now; if that fails, the running server's worker retries it. */
-async function deliverNow(rt: Runtime, mailId: string): Promise<string> {
-  await deliverDue(rt, mailTransportFor(rt.config, silentLogger), silentLogger)
-  const message = (await rt.store.outbox.list({})).find((m) => m.id === mailId)
-  if (message?.status === 'sent') return rt.config.smtpUrl ? 'e-mailed' : `written to ${rt.config.dataDir}/mail (no SMTP configured)`
-  return `queued (delivery failed: ${message?.lastError ?? 'unknown'}; authd serve retries it)`
-}
 
 export function registerUserPasswords(users: Command, env: Env) {
   users
@@ -27,7 +19,7 @@ export function registerUserPasswords(users: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const { invited, delivery } = await ctx.withRuntime(async (rt) => {
         const invited = await inviteUser(rt, userId)
-        return { invited, delivery: await deliverNow(rt, invited.mailId) }
+        return { invited, delivery: (await deliverNow(rt, invited.mailId)).says }
       })
       const view = toInvitationView(invited)
       const expiresAt = view.expiresAt
@@ -46,7 +38,7 @@ export function registerUserPasswords(users: Command, env: Env) {
       let password: string
       if (opts.passwordStdin) password = await readPasswordFromStdin()
       else if (!ctx.out.json && process.stdin.isTTY) password = await promptNewPassword('New password')
-      else throw new CliError('missing --password-stdin (the password is read from standard input)')
+      else throw new UsageError('missing --password-stdin (the password is read from standard input)')
       const user = await ctx.withRuntime(async (rt) => {
         const user = await setUserPassword(rt, userId, password)
         await deliverDue(rt, mailTransportFor(rt.config, silentLogger), silentLogger)

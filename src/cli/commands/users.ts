@@ -4,7 +4,7 @@ import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
 import { getTenant } from '../../core/tenants'
 import { createUser, deleteUser, listUsers, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
 import { contextFrom } from '../context'
-import { CliError, readPasswordFromStdin, required, table } from '../io'
+import { CliError, readPasswordFromStdin, required, table, UsageError } from '../io'
 import type { Env } from '../index'
 import { registerUserPasswords } from './user-passwords'
 
@@ -90,7 +90,7 @@ export function registerUsers(program: Command, env: Env) {
     .action(async (userId: string, opts: { firstName?: string; lastName?: string; type?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       // The domain's message names the API's fields; here the flags are what to give.
-      if (Object.values(opts).every((value) => value === undefined)) throw new CliError('nothing to change: give --first-name, --last-name or --type')
+      if (Object.values(opts).every((value) => value === undefined)) throw new UsageError('nothing to change: give --first-name, --last-name or --type')
       const user = await ctx.withRuntime((rt) => updateUser(rt, userId, opts))
       ctx.out.result(user, () => `updated user ${user.email} (${user.userId})`)
     })

@@ -181,6 +181,19 @@ function createRawPgStore(db: PgDb): Store {
           return tenant ?? null
         })
       },
+      initialise: (first) =>
+        db.transaction(async (tx) => {
+          // Two first runs at once: the second waits, then finds the first one's tenant.
+          await lockKey(tx, 'authd:initialise')
+          if ((await tx.select({ id: tenants.id }).from(tenants).limit(1)).length > 0) return false
+          await tx.insert(tenants).values(first.tenant)
+          await tx.insert(apiKeys).values({ ...first.apiKey, keyHash: first.keyHash })
+          await tx.insert(users).values(first.user)
+          if (first.setupToken) await tx.insert(setupTokens).values(first.setupToken)
+          if (first.invitation) await tx.insert(mailOutbox).values(first.invitation)
+          if (first.audit.length > 0) await tx.insert(auditEvents).values(first.audit.map(toAuditRow))
+          return true
+        }),
     },
 
     apiKeys: {

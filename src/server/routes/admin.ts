@@ -128,23 +128,23 @@ export const adminRoutes = (deps: Deps) =>
         responses: responses({ status: 200, description: 'Live sessions, newest first (current is always false here)', data: t.Array(schemas.SessionView) }, [401, 403, 404, 503]),
       },
     })
-    .delete('/users/:userId/sessions', async ({ params, admin }) => envelope(200, 'Sessions revoked', { revoked: await revokeUserSessions(deps, params.userId, admin) }), {
+    .delete('/users/:userId/sessions', async ({ params, admin }) => envelope(200, 'Sessions revoked', { userId: params.userId, revoked: await revokeUserSessions(deps, params.userId, admin) }), {
       adminKey: true,
       params: userIdParams,
       detail: {
         summary: "End all of a user's sessions",
         security: ADMIN_KEY,
-        responses: responses({ status: 200, description: 'How many sessions ended', data: t.Object({ revoked: t.Integer({ minimum: 0 }) }) }, [401, 403, 404, 503]),
+        responses: responses({ status: 200, description: 'How many sessions ended', data: t.Object({ userId: t.String({ format: 'uuid' }), revoked: t.Integer({ minimum: 0 }) }) }, [401, 403, 404, 503]),
       },
     })
-    .delete('/users/:userId/mfa', async ({ params, admin }) => envelope(200, 'Second factor removed', { removed: await resetMfa(deps, params.userId, admin) }), {
+    .delete('/users/:userId/mfa', async ({ params, admin }) => envelope(200, 'Second factor removed', { userId: params.userId, removed: await resetMfa(deps, params.userId, admin) }), {
       adminKey: true,
       params: userIdParams,
       detail: {
         summary: "Remove a user's second factor",
         description: 'For a lost authenticator: the TOTP secret and recovery codes go, login asks for the password only, and a mail tells the user. removed is false when the user had none.',
         security: ADMIN_KEY,
-        responses: responses({ status: 200, description: 'Removed', data: t.Object({ removed: t.Boolean() }) }, [401, 403, 404, 503]),
+        responses: responses({ status: 200, description: 'Removed', data: t.Object({ userId: t.String({ format: 'uuid' }), removed: t.Boolean() }) }, [401, 403, 404, 503]),
       },
     })
     .get('/users/:userId/passkeys', async ({ params, admin }) => envelope(200, 'Passkeys', await listUserPasskeys(deps, params.userId, admin)), {

@@ -1,0 +1,53 @@
+// The password in AUTHD_DATABASE_URL never reaches what authd prints: not the start-up line,
+// not a log line, not doctor (healthy or failing). The project's server trusts every local
+// connection, so a URL with a password still connects: the canary travels the whole way.
+import { expect, it } from 'bun:test'
+import { BINARY, readRest, serveBinary, useBinaryAndTempDir } from '../binary'
+import { cliRunner } from '../cli-runner'
+import { PASSWORD } from '../helpers'
+import { describePostgres, useTestDatabase } from '../pg'
+
+const dir = useBinaryAndTempDir()
+const CANARY = 'canary'
+
+/** The URL with a password (trust authentication ignores it). */
+const withPassword = (url: string, port?: number) => {
+  const parsed = new URL(url)
+  parsed.password = CANARY
+  if (port !== undefined) parsed.port = String(port)
+  return parsed.toString()
+}
+
+describePostgres('the database password in what authd prints', () => {
+  const databaseUrl = useTestDatabase()
+
+  it('is in no line of migrate, init, serve (start-up, requests, shutdown) or doctor', async () => {
+    const env = { AUTHD_DATABASE_URL: withPassword(databaseUrl()) }
+    expect(env.AUTHD_DATABASE_URL).toContain(`:${CANARY}@`)
+    const authd = cliRunner([BINARY], dir(), env)
+    const printed: string[] = []
+    const keep = (r: { code: number; stdout: string; stderr: string }) => {
+      printed.push(r.stdout, r.stderr)
+      return r
+    }
+    expect(keep(await authd(['migrate'])).code).toBe(0)
+    expect(keep(await authd(['init', '--yes', '--admin-email', 'ops@acme.example', '--admin-password-stdin'], { stdin: PASSWORD })).code).toBe(0)
+
+    const { proc, url, listening } = await serveBinary(dir(), env)
+    expect(listening.database).toStartWith('postgres://')
+    expect((await fetch(`${url}/readyz`)).status).toBe(200)
+    expect((await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@acme.example', password: PASSWORD }) })).status).toBe(401)
+    proc.kill('SIGTERM')
+    printed.push(JSON.stringify(listening), await readRest(proc.stdout), await new Response(proc.stderr).text())
+    expect(await proc.exited).toBe(0)
+
+    const doctor = keep(await authd(['doctor']))
+    expect(doctor.stdout).toContain('✓ database')
+    keep(await authd(['--json', 'doctor']))
+    // A database that does not answer: the failure names the URL, without its password.
+    const down = keep(await cliRunner([BINARY], dir(), { AUTHD_DATABASE_URL: withPassword(databaseUrl(), 1) })(['doctor']))
+    expect(down.stdout).toContain('✗ database: cannot use postgres://')
+
+    expect(printed.join('\n')).not.toContain(CANARY)
+  }, 60_000)
+})
