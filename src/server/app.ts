@@ -28,6 +28,7 @@ import { signupRoutes } from './routes/signup'
 import { mfaRoutes } from './routes/mfa'
 import { passkeyRoutes } from './routes/passkeys'
 import { reauthenticateRoutes } from './routes/reauthenticate'
+import { refuseNulCharacters } from './plugins/nul-characters'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -49,6 +50,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // The probes act on nothing and take no body: registered before the body parser and the
     // client actor, they skip both (see healthRoutes).
     .use(healthRoutes(deps))
+    .use(refuseNulCharacters())
     .use(bodyLimit(maxBodyBytes))
     .use(loginShedding(deps, `${API_PREFIX}/login`))
     .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))

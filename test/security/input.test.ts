@@ -21,13 +21,17 @@ const BAD_ADDRESSES = [
 ]
 const invalidEmail = { statusCode: 400, message: 'email must be a valid e-mail address', data: null }
 
+const nulInBody = { statusCode: 400, message: 'email must not contain a NUL character (\\u0000)', data: null }
+const nulInUrl = { statusCode: 400, message: 'The request URL holds a NUL character (%00)', data: null }
+
 describe('e-mail addresses with control characters, NUL, commas or header syntax', () => {
-  it.each(BAD_ADDRESSES)('%s: 400 at login, forgot-password and change-password', async (_, email) => {
+  it.each(BAD_ADDRESSES)('%s: 400 at login, forgot-password and change-password', async (what, email) => {
     ctx = await createTestContext()
     await ctx.addUser({ email: 'ada@example.com' })
-    expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).json).toEqual(invalidEmail)
-    expect((await ctx.call('GET', `/api/v1/auth/forgot-password/${encodeURIComponent(email)}`)).json).toEqual(invalidEmail)
-    expect((await ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp: '123456', newPassword: 'a fine new passphrase' } })).json).toEqual(invalidEmail)
+    const nul = what === 'a NUL'
+    expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).json).toEqual(nul ? nulInBody : invalidEmail)
+    expect((await ctx.call('GET', `/api/v1/auth/forgot-password/${encodeURIComponent(email)}`)).json).toEqual(nul ? nulInUrl : invalidEmail)
+    expect((await ctx.call('POST', '/api/v1/auth/change-password', { body: { email, otp: '123456', newPassword: 'a fine new passphrase' } })).json).toEqual(nul ? nulInBody : invalidEmail)
     expect(await ctx.runtime.store.outbox.list({})).toEqual([])
   })
 
@@ -67,5 +71,38 @@ describe('passwords with an unpaired surrogate', () => {
     const { setupToken } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'new@example.com', firstName: 'Newt', lastName: 'S' })
     const setup = await ctx.call('POST', '/api/v1/auth/setup-password', { body: { password: lone }, headers: { authorization: `Bearer ${setupToken!.token}` } })
     expect(setup.json).toEqual(refused)
+  })
+})
+
+describe('a NUL character in an id, a filter or a body string', () => {
+  it('is a 400 on every route that takes one, never a 500 (PostgreSQL refuses NUL in text)', async () => {
+    ctx = await createTestContext()
+    const { userId, email } = await ctx.addUser({ email: 'ada@example.com' })
+    const { createApiKey } = await import('../../src/core/api-keys')
+    const admin = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    const token = (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).json.data.response.accessToken
+    const bearer = { authorization: `Bearer ${token}` }
+    const calls: Array<[string, string, { apiKey?: string; headers?: Record<string, string>; body?: unknown }]> = [
+      ['GET', '/api/v1/admin/users/%00', { apiKey: admin }],
+      ['PATCH', '/api/v1/admin/users/%00', { apiKey: admin, body: { firstName: 'X' } }],
+      ['DELETE', `/api/v1/admin/users/${userId}%00`, { apiKey: admin }],
+      ['GET', '/api/v1/admin/users/%00/sessions', { apiKey: admin }],
+      ['POST', '/api/v1/admin/users/%00/invite', { apiKey: admin }],
+      ['DELETE', '/api/v1/admin/users/%00/mfa', { apiKey: admin }],
+      ['GET', '/api/v1/admin/users/%00/passkeys', { apiKey: admin }],
+      ['GET', '/api/v1/admin/audit?userId=%00', { apiKey: admin }],
+      ['GET', '/api/v1/admin/audit?type=%00', { apiKey: admin }],
+      ['GET', '/api/v1/admin/users?email=a%00@example.com', { apiKey: admin }],
+      ['DELETE', '/api/v1/auth/sessions/%00', { headers: bearer }],
+      ['DELETE', '/api/v1/auth/passkeys/%00', { headers: bearer }],
+    ]
+    for (const [method, path, init] of calls) {
+      const r = await ctx.call(method, path, init)
+      expect({ path, status: r.status, body: r.json }).toEqual({ path, status: 400, body: { statusCode: 400, message: 'The request URL holds a NUL character (%00)', data: null } })
+    }
+    const inBody = await ctx.call('POST', '/api/v1/auth/passkeys/login', { body: { challengeId: 'x\u0000y', response: {} } })
+    expect(inBody.json).toEqual({ statusCode: 400, message: 'challengeId must not contain a NUL character (\\u0000)', data: null })
+    const nested = await ctx.call('PATCH', `/api/v1/admin/users/${userId}`, { apiKey: admin, body: { lastName: 'L\u0000' } })
+    expect(nested.status).toBe(400)
   })
 })

@@ -3,7 +3,8 @@
 // A GET or HEAD body is never read, so it is not measured either. Bun's own cap (set higher in
 // serve.ts) is only a backstop, since it answers without our envelope.
 import { Elysia } from 'elysia'
-import { badRequest, payloadTooLarge as tooLarge } from '../../core/errors'
+import { AppError, badRequest, payloadTooLarge as tooLarge } from '../../core/errors'
+import { refuseNulInJson } from './nul-characters'
 
 const utf8 = new TextDecoder()
 
@@ -43,8 +44,11 @@ export const bodyLimit = (maxBytes: number) =>
       }
       let body: unknown
       try {
-        body = JSON.parse(text)
-      } catch {
+        // A NUL can only come as the escape \u0000 (JSON refuses a raw one): the reviver, which
+        // costs a call per value, runs only for a body that may hold one.
+        body = text.includes('\\u0000') ? JSON.parse(text, refuseNulInJson) : JSON.parse(text)
+      } catch (error) {
+        if (error instanceof AppError) throw error
         throw badRequest('Request body must be valid JSON')
       }
       // Every body this API takes is an object; say so rather than list its missing fields.
