@@ -46,3 +46,13 @@ export async function reserveAccountGuess<R = object>(
   const reservation = await reserveGuess(deps, checks, { type: 'login.limited', actor: guess.actor, tenantId: guess.tenantId, detail: options.detail }, step)
   return { ...reservation, device }
 }
+
+/**
+ * Runs `work` in the account's turn (guess-turns.ts). A browser with this account's device
+ * cookie takes its turns apart from everyone else's, as it has its own budget: a flood of
+ * guesses from elsewhere fills the account's queue, never the owner's.
+ */
+export function inAccountTurn<T>(deps: Pick<Deps, 'serverKeys' | 'guessTurns'>, guess: Pick<AccountGuess, 'tenantId' | 'email' | 'deviceCookie'>, work: () => Promise<T>): Promise<T> {
+  const device = trustedDevice(deps, guess.tenantId, guess.email, guess.deviceCookie)
+  return deps.guessTurns.inTurn(device ? `device:${guess.tenantId}:${guess.email}:${device}` : `${guess.tenantId}:${guess.email}`, work)
+}

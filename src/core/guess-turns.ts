@@ -3,12 +3,13 @@
 // they had all failed: eight simultaneous right logins of one account would have found it
 // blocked after the fifth. Taking turns, a burst is judged exactly as the same guesses in a
 // row would be (wrong ones until the back-off refuses, right ones all through), while the
-// reservation still holds the count across processes and instances. The wait is bounded: past
-// MAX_WAITING guesses queued for one account, a guess is refused at once, so a flood cannot
-// pile up held connections.
+// reservation still holds the count across processes and instances. Turns are cheap once the
+// back-off blocks (a refusal reads one row), so a queue drains fast; still, past MAX_WAITING
+// guesses queued for one account a guess is refused at once, so a flood cannot pile up held
+// connections without end. A trusted device queues apart (account-guesses.ts inAccountTurn).
 import { tooManyRequests } from './errors'
 
-const MAX_WAITING = 32
+const MAX_WAITING = 256
 
 export class GuessTurns {
   private readonly tails = new Map<string, { tail: Promise<void>; waiting: number }>()

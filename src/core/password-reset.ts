@@ -2,6 +2,7 @@
 // unknown addresses, after the same work: one OTP drawn and hashed, one mail composed, one
 // write transaction (the request is logged either way), and the mail is delivered later by
 // the outbox worker, never inline. Every OTP failure is the same 400.
+import { inAccountTurn } from './account-guesses'
 import { auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { invalidOtp, userDisabled } from './errors'
@@ -84,7 +85,7 @@ export async function changePassword(
   const email = normaliseEmail(input.email)
   await spendBudget(deps, deps.limitRules.changePasswordIp, ipSubject(actor.ip), { type: 'password.limited', actor, tenantId: tenant.id })
   // One guess at a time per account in this process: see guess-turns.ts.
-  return deps.guessTurns.inTurn(`${tenant.id}:${email}`, () => judgeOtp(deps, { ...input, email }, actor))
+  return inAccountTurn(deps, { tenantId: tenant.id, email, deviceCookie: input.deviceCookie }, () => judgeOtp(deps, { ...input, email }, actor))
 }
 
 async function judgeOtp(

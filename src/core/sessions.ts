@@ -6,7 +6,7 @@ import { signAccessToken } from './access-tokens'
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, tenantDisabled, unauthorized, userDisabled, type ErrorCode } from './errors'
-import { reserveAccountGuess } from './account-guesses'
+import { inAccountTurn, reserveAccountGuess } from './account-guesses'
 import { judged, sessionLimitUpdates, settle, settleGuess } from './limits'
 import { issueDeviceCookie } from './device-cookies'
 import { issueMfaChallenge, passMfaChallenge, type MfaChallengeAnswer } from './mfa/challenge'
@@ -51,7 +51,7 @@ export type LoginAnswer = ({ kind: 'session' } & LoginResult) | ({ kind: 'mfa' }
 export async function login(deps: LoginDeps, input: LoginInput, actor: Actor): Promise<LoginAnswer> {
   try {
     // One guess at a time per account in this process: see guess-turns.ts.
-    const result = await deps.guessTurns.inTurn(`${input.tenant.id}:${normaliseEmail(input.email)}`, () => authenticate(deps, input, actor))
+    const result = await inAccountTurn(deps, { tenantId: input.tenant.id, email: normaliseEmail(input.email), deviceCookie: input.deviceCookie }, () => authenticate(deps, input, actor))
     // A challenge is no login yet: /mfa/verify reports the success.
     deps.events.notify({ kind: 'login', outcome: result.kind === 'mfa' ? 'challenged' : 'succeeded' })
     return result

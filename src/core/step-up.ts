@@ -5,7 +5,7 @@
 // the thief's own factor. The session records when its user last proved who they are
 // (`authAt`: its login, or POST /reauthenticate); the proof itself meets the account's login
 // limits, counted before it is judged like every guess.
-import { reserveAccountGuess } from './account-guesses'
+import { inAccountTurn, reserveAccountGuess } from './account-guesses'
 import { auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { badRequest, invalidCredentials, stepUpRequired, unauthorized } from './errors'
@@ -41,7 +41,7 @@ export async function reauthenticate(
   if (byPassword && typeof input.password !== 'string') throw badRequest('password must be a string')
   if (!byPassword && typeof input.code !== 'string') throw badRequest('code must be a string')
   if (byPassword) deps.hasher.assertCapacity()
-  return deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, () => proveAgain(deps, caller, input, byPassword, actor))
+  return inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie: input.deviceCookie }, () => proveAgain(deps, caller, input, byPassword, actor))
 }
 
 async function proveAgain(deps: ReauthDeps, caller: Caller, input: { password?: unknown; code?: unknown; deviceCookie?: string }, byPassword: boolean, actor: Actor): Promise<{ authTime: string }> {

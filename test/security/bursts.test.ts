@@ -59,6 +59,27 @@ describe('a burst of guesses is answered as the same guesses in a row', () => {
     expect(atOnce).toEqual(inARow)
   })
 
+  it('wrong passwords from 250 addresses at once: the account-wide budget of 100, then the back-off', async () => {
+    ctx = await createTestContext(AT_ONCE)
+    const { inARow, atOnce } = await inARowAndAtOnce(async () => {
+      const { email } = await ctx.addUser()
+      return (i) => ['POST', '/api/v1/auth/login', { body: { email, password: 'a wrong guess at it' }, peer: `10.77.${i >> 8}.${i & 255}` }]
+    }, 250)
+    expect(inARow).toEqual([...Array(100).fill(401), ...Array(150).fill(429)])
+    expect(atOnce).toEqual(inARow)
+  }, 60_000)
+
+  it("does not keep the owner's trusted browser waiting behind a flood of guesses at the account", async () => {
+    ctx = await createTestContext(AT_ONCE)
+    const { email } = await ctx.addUser()
+    const device = /authdDevice=([^;]*)/.exec((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).setCookie ?? '')![1]!
+    const flood = Array.from({ length: 300 }, (_, i) => ctx.call('POST', '/api/v1/auth/login', { body: { email, password: 'a wrong guess at it' }, peer: `10.78.${i >> 8}.${i & 255}` }))
+    const owner = ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, cookie: `authdDevice=${device}`, peer: '192.0.2.50' })
+    expect((await owner).status).toBe(201)
+    const statuses = new Set((await Promise.all(flood)).map((r) => r.status))
+    expect([...statuses].sort()).toEqual([401, 429])
+  }, 60_000)
+
   it('right passwords: every one logs in, however many at once', async () => {
     ctx = await createTestContext(AT_ONCE)
     const { inARow, atOnce } = await inARowAndAtOnce(async () => {

@@ -2,7 +2,7 @@
 // wrong password is answered as before, with the same work, enrolled or not); a challenge is
 // single use, bound to its user and tenant, lives 5 minutes and allows 5 wrong codes, and
 // wrong codes count toward the account's login back-off (§9), each before it is judged.
-import { reserveAccountGuess } from '../account-guesses'
+import { inAccountTurn, reserveAccountGuess } from '../account-guesses'
 import { audit, auditEvent, maskEmail, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { issueDeviceCookie } from '../device-cookies'
@@ -96,7 +96,7 @@ export async function passMfaChallenge(
   // password). Disabling also spent the challenge, so re-enabling does not revive it.
   if (user.disabledAt !== null) throw userDisabled()
   if (challenge.spentAt !== null || challenge.expiresAt <= now || challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) throw invalidCode()
-  return deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, () => judgeChallenge(deps, { ...input, response, challenge, user, now }, actor))
+  return inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie: input.deviceCookie }, () => judgeChallenge(deps, { ...input, response, challenge, user, now }, actor))
 }
 
 /** What passed a challenge: a TOTP or recovery code, or a passkey's assertion. */

@@ -2,7 +2,7 @@
 // ends the user's other sessions, and every code typed is a guess counted against the
 // account's login back-off before it is judged. Enrolment, removal and an admin's reset are
 // audit events and mailed notices.
-import { reserveAccountGuess } from '../account-guesses'
+import { inAccountTurn, reserveAccountGuess } from '../account-guesses'
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from '../audit'
 import { badRequest, conflict, invalidCode } from '../errors'
 import { judged, settle } from '../limits'
@@ -33,7 +33,7 @@ export async function startTotpEnrolment(deps: MfaDeps, caller: Caller, actor: A
  *  keep an account its owner has just protected. */
 export async function confirmTotpEnrolment(deps: VerifyDeps, caller: Caller, code: string, actor: Actor, deviceCookie?: string): Promise<{ recoveryCodes: string[] }> {
   const { user, tenant } = caller
-  return deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, async () => {
+  return inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie }, async () => {
     const factor = await deps.store.mfa.findTotp(user.id)
     if (!factor || factor.confirmedAt !== null) throw badRequest('No two-factor enrolment in progress: start one with POST /mfa/totp')
     // A guess like any other: whoever holds a stolen token and guesses the code of an
@@ -73,7 +73,7 @@ export async function confirmTotpEnrolment(deps: VerifyDeps, caller: Caller, cod
 export async function disableTotp(deps: VerifyDeps, caller: Caller, code: unknown, actor: Actor, deviceCookie?: string): Promise<void> {
   requireRecentAuth(deps, caller)
   const { user, tenant } = caller
-  await deps.guessTurns.inTurn(`${tenant.id}:${user.email}`, async () => {
+  await inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie }, async () => {
     const factor = await deps.store.mfa.findTotp(user.id)
     if (factor?.confirmedAt == null) throw badRequest('Two-factor authentication is not on')
     const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }

@@ -6,7 +6,7 @@
 // spent by its first use; an unknown credential and a bad signature get the same 401; every
 // assertion is a guess counted before it is judged (§18).
 import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
-import { accountGuessChecks } from '../account-guesses'
+import { accountGuessChecks, inAccountTurn } from '../account-guesses'
 import { auditEvent, maskEmail, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { issueDeviceCookie } from '../device-cookies'
@@ -57,8 +57,9 @@ export async function signInWithPasskey(
   const user = passkey ? await deps.store.users.get(passkey.userId) : null
   // A known credential is a guess at its account (one budget with the password and codes);
   // an unknown one counts toward the client IP's failures, as a login for an unknown address.
-  const account = user ? `${tenant.id}:${user.email}` : `${tenant.id}:passkey:${response.id}`
-  return deps.guessTurns.inTurn(account, async () => {
+  const inTurn = <T>(work: () => Promise<T>) =>
+    user ? inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie: input.deviceCookie }, work) : deps.guessTurns.inTurn(`${tenant.id}:passkey:${response.id}`, work)
+  return inTurn(async () => {
     const about = { tenantId: tenant.id, userId: user?.id ?? null, detail: user ? { email: maskEmail(user.email), method: 'passkey' } : { method: 'passkey' } }
     const accountChecks = user ? accountGuessChecks(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie: input.deviceCookie }, true) : null
     const checks: Array<[Rule, string]> = accountChecks?.checks ?? [[deps.limitRules.loginIpFailures, ipSubject(actor.ip)]]
