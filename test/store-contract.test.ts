@@ -84,6 +84,7 @@ const user = (tenantId: string, email = 'ada@example.com'): User => ({
   createdAt: now,
   updatedAt: now,
   disabledAt: null,
+  sessionEpoch: 0,
 })
 const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, amr: 'pwd', authAt: now })
 const token = (familyId: string, hash = Bun.randomUUIDv7()): RefreshToken => ({ id: Bun.randomUUIDv7(), familyId, tokenHash: hash, createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k1', ip: '192.0.2.1', userAgent: 'first' })
@@ -165,7 +166,7 @@ for (const [engine, define, open] of engines) {
       const { u } = await seeded(e.store)
       const f = family(u)
       const first = token(f.id)
-      await e.store.sessions.createFamily(f, first)
+      await e.store.sessions.createFamily(f, first, 0)
       const second = e.second()
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) => (i % 2 ? second : e.store).sessions.rotate(first.id, now + 1, { ...token(f.id, `successor-${i}`), ip: `198.51.100.${i}`, userAgent: `agent-${i}` })),
@@ -185,10 +186,10 @@ for (const [engine, define, open] of engines) {
       const revoked = family(u)
       const lapsed = family(u)
       const newerFirst = token(newer.id)
-      await e.store.sessions.createFamily(older, token(older.id))
-      await e.store.sessions.createFamily(newer, newerFirst)
-      await e.store.sessions.createFamily(revoked, token(revoked.id))
-      await e.store.sessions.createFamily(lapsed, { ...token(lapsed.id), expiresAt: now - 1 })
+      await e.store.sessions.createFamily(older, token(older.id), 0)
+      await e.store.sessions.createFamily(newer, newerFirst, 0)
+      await e.store.sessions.createFamily(revoked, token(revoked.id), 0)
+      await e.store.sessions.createFamily(lapsed, { ...token(lapsed.id), expiresAt: now - 1 }, 0)
       await e.store.sessions.revokeFamily(revoked.id, now, 'test', { at: now, type: 'logout', tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null })
       // A rotated session is listed once, with its live token's expiry.
       await e.store.sessions.rotate(newerFirst.id, now + 1, { ...token(newer.id), createdAt: now + 1, expiresAt: now + 7_200_000, ip: '203.0.113.9', userAgent: 'second' })
@@ -208,7 +209,7 @@ for (const [engine, define, open] of engines) {
       await e.store.limits.apply([{ key: 'run-a', op: 'hit', windowMs: 60_000 }, { key: 'run-b', op: 'hit', windowMs: 60_000 }, { key: 'other', op: 'hit', windowMs: 60_000 }], now)
       await e.store.limits.apply([{ key: 'reserved', op: 'hit', windowMs: 60_000 }, { key: 'reserved', op: 'hit', windowMs: 60_000 }], now)
       const f = family(u)
-      await e.store.sessions.createFamily(f, token(f.id), { limitResets: ['run-a', 'run-b'], limitRefunds: ['reserved'], audit: event('login.succeeded', { rememberMe: false }) })
+      await e.store.sessions.createFamily(f, token(f.id), 0, { limitResets: ['run-a', 'run-b'], limitRefunds: ['reserved'], audit: event('login.succeeded', { rememberMe: false }) })
       expect((await e.store.sessions.findSession(f.id))!.family.id).toBe(f.id)
       expect((await e.store.limits.get(['run-a', 'run-b', 'other'])).map((c) => c.key)).toEqual(['other'])
       // The login's own reserved guess is taken back from a counter that goes on.
@@ -218,12 +219,19 @@ for (const [engine, define, open] of engines) {
       const refused = family(u)
       const badEvent = { ...event('login.succeeded', null), type: null as unknown as string }
       await e.store.limits.apply([{ key: 'run-c', op: 'hit', windowMs: 60_000 }], now)
-      await expect(e.store.sessions.createFamily(refused, token(refused.id), { limitResets: ['run-c'], limitRefunds: [], audit: badEvent })).rejects.toThrow()
+      await expect(e.store.sessions.createFamily(refused, token(refused.id), 0, { limitResets: ['run-c'], limitRefunds: [], audit: badEvent })).rejects.toThrow()
       expect(await e.store.sessions.findSession(refused.id)).toBeNull()
       expect((await e.store.limits.get(['run-c'])).map((c) => c.key)).toEqual(['run-c'])
+      // A user whose session epoch moved on since the proof was checked: nothing is written.
+      await e.store.limits.apply([{ key: 'run-d', op: 'hit', windowMs: 60_000 }], now)
+      const stale = family(u)
+      expect(await e.store.sessions.createFamily(stale, token(stale.id), 1, { limitResets: ['run-d'], limitRefunds: [], audit: event('login.succeeded', { stale: true }) })).toBe(false)
+      expect(await e.store.sessions.findSession(stale.id)).toBeNull()
+      expect((await e.store.limits.get(['run-d'])).map((c) => c.key)).toEqual(['run-d'])
+      expect(await e.store.sessions.createFamily(stale, token(stale.id), 1)).toBe(false)
       // No counters to end: the session and its event are still written.
       const g = family(u)
-      await e.store.sessions.createFamily(g, token(g.id), { limitResets: [], limitRefunds: [], audit: event('login.succeeded', { secondFactor: 'totp' }) })
+      await e.store.sessions.createFamily(g, token(g.id), 0, { limitResets: [], limitRefunds: [], audit: event('login.succeeded', { secondFactor: 'totp' }) })
       await e.store.sessions.revokeFamily(g.id, now + 5, 'logout', event('logout', { familyId: g.id }))
       expect((await e.store.sessions.findSession(g.id))!.family).toMatchObject({ revokedAt: now + 5, revokedReason: 'logout' })
       // A failure's counters and its event, together.
@@ -323,7 +331,7 @@ for (const [engine, define, open] of engines) {
       await e.store.signingKeys.insertAndRetireOthers(k1)
       const f = family(u)
       const signed = token(f.id)
-      await e.store.sessions.createFamily(f, signed)
+      await e.store.sessions.createFamily(f, signed, 0)
       const k2 = generateSigningKey(now + 1)
       expect(await e.store.signingKeys.revoke('k1', now + 1, k2)).toEqual({ sessionsRevoked: 1 })
       const keys = await e.store.signingKeys.list()

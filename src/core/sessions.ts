@@ -147,7 +147,9 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
-  await deps.store.sessions.createFamily(family, tokenRecord, record)
+  // A proof checked before a new password (or a second factor, or a disable) committed starts
+  // no session after it: it would outlive the change its owner made to be rid of it.
+  if (!(await deps.store.sessions.createFamily(family, tokenRecord, user.sessionEpoch, record))) throw unauthorized()
   return issueSession(deps, signingKey, user, tenant, family, refreshToken, tokenRecord.expiresAt, now)
 }
 

@@ -200,6 +200,7 @@ export async function verifyEmail(
     createdAt: now,
     updatedAt: now,
     disabledAt: null,
+    sessionEpoch: 0,
   }
   const created = await deps.store.signups.complete({
     user,

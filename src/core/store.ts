@@ -289,7 +289,12 @@ export interface SessionStartRecord {
 }
 
 export interface SessionStore {
-  createFamily(family: RefreshFamily, firstToken: RefreshToken, record?: SessionStartRecord): Promise<void>
+  /**
+   * Starts a session, with what a login commits beside it, only if the user's session epoch is
+   * still `userEpoch` (the one its proof was checked at); false, with nothing written, if a new
+   * password, a second factor or a disable moved it on meanwhile.
+   */
+  createFamily(family: RefreshFamily, firstToken: RefreshToken, userEpoch: number, record?: SessionStartRecord): Promise<boolean>
   /** The token, its family, and the family's user and tenant: everything a refresh reads, in one query. */
   findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null>
   /** Spends the token and adds its successor, only if the token was still unspent (false if not). */

@@ -71,6 +71,9 @@ export interface User {
   createdAt: number
   updatedAt: number
   disabledAt: number | null
+  /** Moves on with every change of what proves the user (a new password, a second factor on,
+   *  a disable): a session is started only at the epoch its proof was checked at. */
+  sessionEpoch: number
 }
 
 export interface SetupToken {

@@ -108,6 +108,7 @@ export async function prepareUser(
     createdAt: now,
     updatedAt: now,
     disabledAt: null,
+    sessionEpoch: 0,
   }
   if (input.password !== undefined) {
     if (type === 'tenant') throw badRequest('Tenant users cannot have a password')

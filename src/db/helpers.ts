@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, ne } from 'drizzle-orm'
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { OutboxMessage } from '../core/types'
 import type { Db } from './client'
 import { groupCommitOf } from './group-commit'
@@ -52,7 +52,7 @@ export function revokeSessionsOf(db: Db, owner: SessionsOwner, now: number, reas
  */
 export function replacePasswordInTransaction(db: Db, input: { userId: string; passwordHash: string; now: number; reason: string; notice: OutboxMessage; keepSessionId?: string }) {
   const { userId, passwordHash, now, reason, notice } = input
-  db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run()
+  db.update(users).set({ passwordHash, updatedAt: now, sessionEpoch: sql`${users.sessionEpoch} + 1` }).where(eq(users.id, userId)).run()
   spendOutstandingSecrets(db, { userId }, now)
   revokeSessionsOf(db, { userId, exceptFamilyId: input.keepSessionId }, now, reason)
   db.insert(mailOutbox).values(notice).run()

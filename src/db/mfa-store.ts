@@ -5,7 +5,7 @@ import type { MfaStore } from '../core/store'
 import type { Db } from './client'
 import { changesOf, immediate, revokeSessionsOf } from './helpers'
 import { limitReader, limitWriter, toAuditRow } from './limit-audit-stores'
-import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp } from './schema'
+import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp, users } from './schema'
 
 export function createMfaStore(db: Db): MfaStore {
   const totpByUser = db.select().from(mfaTotp).where(eq(mfaTotp.userId, sql.placeholder('userId'))).prepare()
@@ -33,6 +33,7 @@ export function createMfaStore(db: Db): MfaStore {
           .where(and(eq(mfaTotp.userId, userId), isNull(mfaTotp.confirmedAt)))
           .run()
         if (changesOf(confirmed) !== 1) return false
+        db.update(users).set({ sessionEpoch: sql`${users.sessionEpoch} + 1` }).where(eq(users.id, userId)).run()
         db.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId)).run()
         db.insert(mfaRecoveryCodes).values(recoveryCodes).run()
         revokeSessionsOf(db, { userId, exceptFamilyId: keepSessionId }, now, 'mfa-enabled')

@@ -60,6 +60,9 @@ export const users = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     disabledAt: integer('disabled_at'),
+    /** Moves on whenever what proves the user changes (a new password, a second factor turned
+     *  on, a disable): a login that checked the old proof starts no session after it. */
+    sessionEpoch: integer('session_epoch').notNull().default(0),
   },
   // (tenant_id, id): the admin API's keyset pages (ids are UUIDv7, so creation order).
   (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email), index('users_tenant_id_idx').on(t.tenantId, t.id)],

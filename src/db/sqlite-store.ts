@@ -33,6 +33,7 @@ export function createSqliteStore(db: Db): Store {
       .where(and(eq(apiKeys.keyHash, p('hash')), isNull(apiKeys.revokedAt)))
       .prepare(),
     userById: db.select().from(users).where(eq(users.id, p('id'))).prepare(),
+    userEpoch: db.select({ sessionEpoch: users.sessionEpoch }).from(users).where(eq(users.id, p('id'))).prepare(),
     userByEmail: db
       .select()
       .from(users)
@@ -223,7 +224,8 @@ export function createSqliteStore(db: Db): Store {
       },
       async setDisabledAt(id, disabledAt, now) {
         return immediate(() => {
-          const user = db.update(users).set({ disabledAt, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null
+          const epoch = disabledAt === null ? {} : { sessionEpoch: sql`${users.sessionEpoch} + 1` }
+          const user = db.update(users).set({ disabledAt, updatedAt: now, ...epoch }).where(eq(users.id, id)).returning().get() ?? null
           if (user && disabledAt !== null) {
             spendOutstandingSecrets(db, { userId: id }, now)
             revokeSessionsOf(db, { userId: id }, now, 'user-disabled')
@@ -288,14 +290,16 @@ export function createSqliteStore(db: Db): Store {
     },
 
     sessions: {
-      async createFamily(family, firstToken, record) {
-        await immediate(() => {
+      async createFamily(family, firstToken, userEpoch, record) {
+        return immediate(() => {
+          if (q.userEpoch.get({ id: family.userId })?.sessionEpoch !== userEpoch) return false
           q.insertFamily.run({ ...family })
           q.insertToken.run({ ...firstToken })
           if (record) {
             writeLimits([...record.limitResets.map((key) => ({ key, op: 'reset' as const })), ...record.limitRefunds.map((key) => ({ key, op: 'refund' as const }))], record.audit.at)
             writeAudit(record.audit)
           }
+          return true
         })
       },
       async findToken(hash) {

@@ -7,6 +7,7 @@ import m3 from './0003_signup.sql' with { type: 'text' }
 import m4 from './0004_mfa_totp.sql' with { type: 'text' }
 import m5 from './0005_step_up.sql' with { type: 'text' }
 import m6 from './0006_passkeys_and_tenant_pages.sql' with { type: 'text' }
+import m7 from './0007_session_epoch.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -16,6 +17,7 @@ export const migrationFiles: Record<string, string> = {
   '0004_mfa_totp': m4,
   '0005_step_up': m5,
   '0006_passkeys_and_tenant_pages': m6,
+  '0007_session_epoch': m7,
 }
 
 export { journal }

@@ -35,7 +35,7 @@ export async function revokeSessionsOf(tx: PgExecutor, owner: SessionsOwner, now
 
 export async function replacePassword(tx: PgExecutor, input: { userId: string; passwordHash: string; now: number; reason: string; notice: OutboxMessage; keepSessionId?: string }) {
   const { userId, passwordHash, now, reason, notice } = input
-  await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId))
+  await tx.update(users).set({ passwordHash, updatedAt: now, sessionEpoch: sql`${users.sessionEpoch} + 1` }).where(eq(users.id, userId))
   await spendOutstandingSecrets(tx, { userId }, now)
   await revokeSessionsOf(tx, { userId, exceptFamilyId: input.keepSessionId }, now, reason)
   await tx.insert(mailOutbox).values(notice)

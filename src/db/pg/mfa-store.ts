@@ -5,7 +5,7 @@ import type { MfaStore } from '../../core/store'
 import type { PgDb } from './client'
 import { revokeSessionsOf } from './helpers'
 import { lockAndReadLimits, toAuditRow, writeLimits } from './limit-audit-stores'
-import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp } from './schema'
+import { auditEvents, mailOutbox, mfaChallenges, mfaRecoveryCodes, mfaTotp, users } from './schema'
 
 export function createPgMfaStore(db: PgDb): MfaStore {
   return {
@@ -29,6 +29,7 @@ export function createPgMfaStore(db: PgDb): MfaStore {
           .where(and(eq(mfaTotp.userId, userId), isNull(mfaTotp.confirmedAt)))
           .returning({ userId: mfaTotp.userId })
         if (confirmed.length !== 1) return false
+        await tx.update(users).set({ sessionEpoch: sql`${users.sessionEpoch} + 1` }).where(eq(users.id, userId))
         await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, userId))
         await tx.insert(mfaRecoveryCodes).values(recoveryCodes)
         await revokeSessionsOf(tx, { userId, exceptFamilyId: keepSessionId }, now, 'mfa-enabled')

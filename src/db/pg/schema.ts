@@ -56,6 +56,7 @@ export const users = pgTable(
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
     disabledAt: ms('disabled_at'),
+    sessionEpoch: integer('session_epoch').notNull().default(0),
   },
   // (tenant_id, id): the admin API's keyset pages (ids are UUIDv7, so creation order).
   (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email), index('users_tenant_id_idx').on(t.tenantId, t.id)],

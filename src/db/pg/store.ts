@@ -50,33 +50,38 @@ export function createPgStore(db: PgDb): Store {
 const p = sql.placeholder
 
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
+// A session is started only at the user's session epoch its proof was checked at ($29): the
+// family is inserted from a row that exists only then, and everything else follows the family.
 const CREATE_FAMILY = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
-    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint)
+    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int
     RETURNING id
   )
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
-  SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family`
+  SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family
+  RETURNING id`
 // A login's session with what it commits beside it (core/store.ts SessionStartRecord): the
-// back-off counters its success ends ($19, a JSON array of keys, bound as text: a string bound
+// back-off counters its success ends ($20, a JSON array of keys, bound as text: a string bound
 // straight to jsonb arrives as a JSON string, not an array), those that take its reserved
-// guess back ($28, likewise) and its audit event. A session is authenticated when it starts.
+// guess back ($29, likewise) and its audit event, all only if the family was inserted. A
+// session is authenticated when it starts.
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
-    VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint)
+    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int
     RETURNING id
   ), token AS (
     INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
     SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family
   ), ended AS (
-    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($19::text::jsonb))
+    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($20::text::jsonb)) AND EXISTS (SELECT 1 FROM family)
   ), refunded AS (
-    UPDATE limit_counters SET count = count - 1 WHERE key IN (SELECT jsonb_array_elements_text($28::text::jsonb)) AND count > 0
+    UPDATE limit_counters SET count = count - 1 WHERE key IN (SELECT jsonb_array_elements_text($29::text::jsonb)) AND count > 0 AND EXISTS (SELECT 1 FROM family)
   )
   INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
-  VALUES ($20::bigint, $21, $22, $23, $24, $25, $26, $27)`
+  SELECT $21::bigint, $22, $23, $24, $25, $26, $27, $28 FROM family
+  RETURNING id`
 // A family revoked (if still live) with the audit event that reports it: one statement.
 const REVOKE_FAMILY = `
   WITH revoked AS (
@@ -251,7 +256,8 @@ function createRawPgStore(db: PgDb): Store {
       erase: (user) => db.transaction((tx) => eraseUser(tx, user)),
       async setDisabledAt(id, disabledAt, now) {
         return db.transaction(async (tx) => {
-          const [user] = await tx.update(users).set({ disabledAt, updatedAt: now }).where(eq(users.id, id)).returning()
+          const epoch = disabledAt === null ? {} : { sessionEpoch: sql`${users.sessionEpoch} + 1` }
+          const [user] = await tx.update(users).set({ disabledAt, updatedAt: now, ...epoch }).where(eq(users.id, id)).returning()
           if (user && disabledAt !== null) {
             await spendOutstandingSecrets(tx, { userId: id }, now)
             await revokeSessionsOf(tx, { userId: id }, now, 'user-disabled')
@@ -309,13 +315,14 @@ function createRawPgStore(db: PgDb): Store {
     },
 
     sessions: {
-      async createFamily(f, t, record) {
+      async createFamily(f, t, userEpoch, record) {
         // One statement rather than BEGIN, INSERT, INSERT, COMMIT: a login holds no
         // connection across round trips.
-        const session = [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr, f.authAt]
-        if (!record) return void (await db.$client.unsafe(CREATE_FAMILY, session))
+        const session = [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr, f.authAt, userEpoch]
+        if (!record) return (await db.$client.unsafe(CREATE_FAMILY, session)).length === 1
         const a = toAuditRow(record.audit)
-        await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail, JSON.stringify(record.limitRefunds)])
+        const rows = await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail, JSON.stringify(record.limitRefunds)])
+        return rows.length === 1
       },
       async findToken(hash) {
         const [row] = await q.tokenByHash.execute({ hash })
