@@ -58,6 +58,10 @@ describe('authd CLI', () => {
     const taken = await authd(['tenants', 'update', b.tenantId, '--audience', 'https://api.a.example'])
     expect({ code: taken.code, stderr: taken.stderr }).toEqual({ code: 1, stderr: 'authd: Audience https://api.a.example belongs to another tenant\n' })
     expect((await authd(['tenants', 'create', '--name', 'C', '--audience', 'has space'])).stderr).toBe('authd: Audience must be 1 to 200 printable ASCII characters without spaces\n')
+    // authd's own form is reserved to the tenant it names: B cannot take A's default, A can take its own back.
+    const squat = await authd(['tenants', 'update', b.tenantId, '--audience', `URN:authd:tenant:${a.tenantId}`])
+    expect({ code: squat.code, stderr: squat.stderr }).toEqual({ code: 1, stderr: `authd: Audience urn:authd:… is reserved: only urn:authd:tenant:${b.tenantId} may be given for this tenant\n` })
+    expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--audience', `urn:authd:tenant:${a.tenantId}`])).audience).toBe(`urn:authd:tenant:${a.tenantId}`)
   })
 
   it('tenants update --signup sets who may sign up (closed by default); list shows it', async () => {

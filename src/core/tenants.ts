@@ -26,9 +26,15 @@ export function validateName(field: string, raw: unknown): string {
  *  `aud` never accepts another tenant's token. By default it is derived from the tenant id. */
 export const defaultAudience = (tenantId: string) => `urn:authd:tenant:${tenantId}`
 
-export function validateAudience(raw: unknown): string {
+/** An audience as typed for `tenantId`. authd's own form (urn:authd:tenant:…) is reserved to
+ *  the tenant it names: another tenant holding it would make that tenant's default audience
+ *  unusable, and a resource server set up for it would accept the other's tokens. */
+export function validateAudience(raw: unknown, tenantId: string): string {
   const value = typeof raw === 'string' ? raw.trim() : ''
   if (!/^[\x21-\x7e]{1,200}$/.test(value)) throw badRequest('Audience must be 1 to 200 printable ASCII characters without spaces')
+  if (value.toLowerCase().startsWith('urn:authd:') && value.toLowerCase() !== defaultAudience(tenantId).toLowerCase()) {
+    throw badRequest(`Audience urn:authd:… is reserved: only ${defaultAudience(tenantId)} may be given for this tenant`)
+  }
   return value
 }
 
@@ -48,13 +54,13 @@ export async function createTenant(
 /** A validated tenant record; nothing is stored yet. */
 export function newTenant(deps: Pick<Deps, 'clock'>, input: { name: string; audience?: string }): Tenant {
   const id = Bun.randomUUIDv7()
-  const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience)
+  const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience, id)
   return { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed', ...TENANT_SETTINGS_UNSET }
 }
 
 /** `authd tenants update ID --audience A`: tokens issued from now on carry the new audience. */
 export async function setTenantAudience(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, audience: string, actor: Actor = CLI_ACTOR): Promise<Tenant> {
-  const value = validateAudience(audience)
+  const value = validateAudience(audience, tenantId)
   const tenant = await deps.store.tenants.setAudience(tenantId, value)
   if (tenant === 'audience-taken') throw audienceTaken(value)
   if (!tenant) throw notFoundById('Tenant', tenantId)
