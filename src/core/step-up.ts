@@ -48,11 +48,15 @@ async function proveAgain(deps: ReauthDeps, caller: Caller, input: { password?: 
   const { user, tenant } = caller
   const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email), with: byPassword ? 'password' : 'totp' } }
   const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie: input.deviceCookie }, { perIpFailures: false, detail: about.detail })
-  const proved = await judged(deps, guess, async () => {
+  const proof = await judged(deps, guess, async () => {
     if (!byPassword) return proveTotpCode(deps, user, input.code)
-    return user.passwordHash !== null && (await deps.hasher.verify(normalisePassword(input.password as string), user.passwordHash))
+    return user.passwordHash !== null && (await deps.hasher.verify(normalisePassword(input.password as string), user.passwordHash)) ? 'proved' : 'wrong'
   })
-  if (!proved) {
+  if (proof === 'replay') {
+    await settle(deps, guess, 'unjudged')
+    throw invalidCredentials()
+  }
+  if (proof === 'wrong') {
     await settle(deps, guess, 'failure', auditEvent(deps, 'reauth.failed', actor, about))
     throw invalidCredentials()
   }

@@ -329,6 +329,22 @@ describe('step-up: a stolen token cannot change how the account is protected (§
     expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, peer: '203.0.113.66' })).status).toBe(429)
   })
 
+  it('does not count a code sent twice (a double click) as a guess: the account is not put in back-off', async () => {
+    await ctx.close()
+    ctx = await createTestContext({ AUTHD_REFUSAL_HOLD_MS: '0' })
+    email = (await ctx.addUser({ email: 'ada@example.com' })).email
+    const { secret } = await enrol()
+    nextStep()
+    const token = (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken
+    nextStep()
+    const code = codeOf(secret)
+    const answers = await Promise.all(Array.from({ length: 10 }, () => reauthenticate(token, { code }, '203.0.113.70')))
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(9).fill(400)])
+    // The same code at turning the factor off: a replay, refused, and still no back-off.
+    for (let i = 0; i < 6; i++) expect((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code }, peer: '203.0.113.70' })).status).toBe(400)
+    expect((await reauthenticate(token, { password: PASSWORD }, '203.0.113.70')).status).toBe(200)
+  })
+
   it('changes the password from a session only with a recent proof; the other sessions end, this one goes on', async () => {
     const other = await login()
     const token = (await login()).json.data.response.accessToken

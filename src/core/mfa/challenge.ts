@@ -127,9 +127,13 @@ async function judgeChallenge(
     deps.store.mfa.reserveChallengeTry({ id: challenge.id, now: at, maxAttempts: MFA_CHALLENGE_MAX_ATTEMPTS, limits, verdict }),
   )
   if (!guess.admitted) throw invalidCode()
-  const matched: SecondFactorProof | null = await judged(deps, guess, async () =>
+  const matched: SecondFactorProof | 'replay' | null = await judged(deps, guess, async () =>
     input.response ? matchPasskey(deps, user, tenant, challenge, input.response) : matchSecondFactor(deps, user, await deps.store.mfa.findTotp(user.id), input.code),
   )
+  if (matched === 'replay') {
+    await settle(deps, guess, 'unjudged')
+    throw invalidCode()
+  }
   if (!matched || matched.kind === 'counter-regressed') {
     const detail = { ...about.detail, stage: 'login', ...(matched && { passkeyId: matched.passkey.id }) }
     await settle(deps, guess, 'failure', auditEvent(deps, matched ? 'passkey.counter_regressed' : 'mfa.failed', actor, { ...about, detail }))

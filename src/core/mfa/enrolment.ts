@@ -79,6 +79,10 @@ export async function disableTotp(deps: VerifyDeps, caller: Caller, code: unknow
     const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } }
     const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie }, { perIpFailures: false, detail: about.detail })
     const matched = await judged(deps, guess, () => matchSecondFactor(deps, user, factor, code))
+    if (matched === 'replay') {
+      await settle(deps, guess, 'unjudged')
+      throw invalidCode()
+    }
     if (!matched) {
       await settle(deps, guess, 'failure', auditEvent(deps, 'mfa.failed', actor, { ...about, detail: { ...about.detail, stage: 'disable' } }))
       throw invalidCode()

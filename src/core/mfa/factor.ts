@@ -42,13 +42,17 @@ export async function hasConfirmedTotp(deps: Pick<Deps, 'store'>, userId: string
 export type MatchedCode = { kind: 'totp'; step: number } | { kind: 'recovery'; codeHash: string }
 
 /** Whether `code` is a current TOTP code (after the last one used) or an unused recovery code of the user's factor. Reads only. */
-export async function matchSecondFactor(deps: MfaDeps, user: User, factor: TotpFactor | null, code: unknown): Promise<MatchedCode | null> {
+export async function matchSecondFactor(deps: MfaDeps, user: User, factor: TotpFactor | null, code: unknown): Promise<MatchedCode | 'replay' | null> {
   if (typeof code !== 'string' || code.length > 64) return null
   if (!factor || factor.confirmedAt === null) return null
   const typed = typedTotpCode(code)
   if (typed !== null) {
-    const step = matchTotp(openSecret(deps, user.id, factor.sealedSecret), typed, deps.clock.now(), factor.lastUsedStep)
-    return step === null ? null : { kind: 'totp', step }
+    const secret = openSecret(deps, user.id, factor.sealedSecret)
+    const step = matchTotp(secret, typed, deps.clock.now(), factor.lastUsedStep)
+    if (step !== null) return { kind: 'totp', step }
+    // A code of this window already used (a double click, a form sent twice) is refused but is
+    // no guess: it would otherwise count toward the back-off of its own owner.
+    return matchTotp(secret, typed, deps.clock.now(), null) === null ? null : 'replay'
   }
   const codeHash = recoveryCodeHash(deps, user.id, code)
   return (await deps.store.mfa.hasRecoveryCode(user.id, codeHash)) ? { kind: 'recovery', codeHash } : null
@@ -71,10 +75,13 @@ export async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenan
 
 /** Whether `code` is a current TOTP code of the user's factor, spending its step if so (a
  *  recovery code is no proof here: it is for a lost phone at login). For reauthenticate. */
-export async function proveTotpCode(deps: MfaDeps, user: User, code: unknown): Promise<boolean> {
+export async function proveTotpCode(deps: MfaDeps, user: User, code: unknown): Promise<'proved' | 'replay' | 'wrong'> {
   const factor = await deps.store.mfa.findTotp(user.id)
-  if (typeof code !== 'string' || typedTotpCode(code) === null) return false
+  if (typeof code !== 'string' || typedTotpCode(code) === null) return 'wrong'
   const matched = await matchSecondFactor(deps, user, factor, code)
-  return matched?.kind === 'totp' && (await deps.store.mfa.useTotpStep(user.id, matched.step))
+  if (matched === 'replay') return 'replay'
+  if (matched?.kind !== 'totp') return 'wrong'
+  // Spent by a concurrent request first: a replay of it.
+  return (await deps.store.mfa.useTotpStep(user.id, matched.step)) ? 'proved' : 'replay'
 }
 
