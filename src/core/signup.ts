@@ -7,19 +7,21 @@
 // in every case, and mail leaves later through the outbox, never inline.
 //
 // No pre-hijacking: a pending sign-up is not a user. It reserves nothing, so the CLI, the
-// admin API or another sign-up can still create the address; a second sign-up always replaces
-// the first (its code stops working, its mail is withdrawn if still unsent), even within the
-// per-address interval, where the new code's mail waits for the interval to end: the owner's
-// own sign-up is never dropped in favour of one someone else made first. The account is
-// created, with the password of the sign-up whose code was verified, only when that code is
-// verified by someone who reads the mailbox.
+// admin API or another sign-up can still create the address. A second sign-up with the same
+// password replaces the first (its code stops working, its mail is withdrawn if still
+// unsent), even within the per-address interval, where the new code's mail waits for the
+// interval to end. One with another password contests it: both end, no code stays live, and
+// the mailbox is told to sign up again, so nobody can make the owner complete a sign-up that
+// carries someone else's password, whichever came first. The account is created, with the
+// password of the sign-up whose code was verified, only when that code is verified by someone
+// who reads the mailbox.
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { badRequest, invalidOtp, notFoundById, signupClosed } from './errors'
 import { ipSubject, spendBudget } from './limits'
 import { newOutboxMessage } from './mail/outbox'
-import { signupAttemptMail, signupCodeMail } from './mail/templates'
+import { signupAttemptMail, signupCodeMail, signupContestedMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
@@ -144,11 +146,25 @@ export async function requestSignup(
     now,
   })
   const outcome = user ? 'registered' : signupAllows(policy, email) ? 'new' : 'refused'
-  // The newest sign-up for an address always replaces the pending one: whoever signed up
-  // first (perhaps someone who is not the mailbox's owner) cannot keep the owner's own
-  // sign-up from counting. Its mail leaves as the per-address limits (those of
-  // forgot-password) allow: now, or once the interval since the last one is over; past the
-  // hourly budget no code is live at all. The answer is the same 202 in every case.
+  // Whose is the pending sign-up of this address, if there is one? A sign-up with the same
+  // password (a form sent again, a code asked for anew) is its author's: the newer replaces
+  // it. One with another password contests it: nobody can tell which of the two reads the
+  // mailbox, so neither may be completed (capture either way round: someone signing up before
+  // the owner, or after). The check is one argon2 verify, made for every address alike (a
+  // dummy when there is no live pending sign-up), so the answer's time tells nothing.
+  const current = outcome === 'new' ? await deps.store.signups.find(tenant.id, addressKey) : null
+  const live = current !== null && current.spentAt === null && current.expiresAt > now && current.attempts < OTP_MAX_ATTEMPTS ? current : null
+  const samePassword = live ? await deps.hasher.verify(password, live.passwordHash) : await deps.hasher.verifyDummy(password, 0.5)
+  const contestedMail = newOutboxMessage({
+    tenantId: tenant.id,
+    kind: 'signup-contested',
+    recipient: email,
+    content: signupContestedMail({ tenantName: tenant.name, at: now }),
+    now,
+  })
+  // Its mail leaves as the per-address limits (those of forgot-password) allow: now, or once
+  // the interval since the last one is over; past the hourly budget no code is live at all.
+  // The answer is the same 202 in every case.
   await deps.store.signups.request({
     tenantId: tenant.id,
     emailKey: addressKey,
@@ -157,7 +173,9 @@ export async function requestSignup(
     slot: (history) => nextMailSlot(deps.config.limits, history, now),
     audit: auditEvent(deps, 'signup.requested', actor, { tenantId: tenant.id, userId: user?.id, detail: { email: maskEmail(email), outcome } }),
     pending: outcome === 'new' ? pending : undefined,
+    seen: current && { codeHash: current.codeHash, verdict: !live ? 'dead' : samePassword ? 'mine' : 'another' },
     mail: outcome === 'new' ? codeMail : outcome === 'registered' && user!.disabledAt === null ? attemptMail : undefined,
+    contestedMail,
   })
   deps.mailQueued.notify()
   deps.events.notify({ kind: 'signup', outcome: 'requested' })

@@ -148,13 +148,23 @@ export interface SignupStore {
   /**
    * Records the sign-up request and its audit event; then, as `slot` says for the address's
    * issued requests since `historySince` (read in the same transaction, concurrent requests
-   * for the address waiting their turn): with a slot, stores `pending` (replacing the
-   * address's pending sign-up: its code stops working and its unsent mail is withdrawn) and
-   * queues `mail` to leave at the slot's time, the code's life starting then; without one,
-   * `pending` still ends the address's pending sign-up, so no older code stays live, but
-   * nothing is stored or sent. One transaction whatever the address. Returns the slot.
+   * for the address waiting their turn). With `pending`, the address's pending sign-up (if
+   * any) ends: its code stops working and its unsent mail is withdrawn. If it is the one the
+   * caller saw (`seen`) and judged its author's or dead, or there is none, and there is a
+   * slot, `pending` is stored and `mail` queued to leave at the slot's time, the code's life
+   * starting then. If it is another author's, or not the one seen (it changed meanwhile), the
+   * two contest each other: nothing is stored and `contestedMail` is queued instead (at the
+   * slot, if any). Without a slot nothing is stored or sent. One transaction whatever the
+   * address. Returns the slot.
    */
-  request(input: Omit<HistoryGuardedRequest, 'allowed'> & { slot: (history: ResetHistory) => MailSlot; pending?: PendingSignup }): Promise<MailSlot>
+  request(
+    input: Omit<HistoryGuardedRequest, 'allowed'> & {
+      slot: (history: ResetHistory) => MailSlot
+      pending?: PendingSignup
+      seen?: { codeHash: string; verdict: 'mine' | 'another' | 'dead' } | null
+      contestedMail?: OutboxMessage
+    },
+  ): Promise<MailSlot>
   find(tenantId: string, emailKey: string): Promise<PendingSignup | null>
   /** Counts one try against the address's pending sign-up before its code is judged, if it is
    *  unspent, unexpired and has tries left; false if not (no code may be compared then). */

@@ -174,3 +174,15 @@ export function passkeyAddedMail(input: { tenantName: string; firstName: string;
     html: layout(escape(subject), [escape(greeting(firstName)), ...lines.map(escape)]),
   }
 }
+
+/** Two sign-ups with one address and different passwords: neither may be completed. */
+export function signupContestedMail(input: { tenantName: string; at: number }): MailContent {
+  const { tenantName } = input
+  const when = new Date(input.at).toUTCString()
+  const subject = `${tenantName}: sign up again`
+  const lines = [
+    `On ${when}, a second sign-up for a ${tenantName} account was made with your address, with another password than the first. As we cannot tell which of them was yours, neither can be completed: the codes sent for them no longer work.`,
+    `If you were signing up, sign up again. If you were not, you need not do anything: no account was created.`,
+  ]
+  return { subject, text: ['Hello,', '', ...lines].join('\n'), html: layout(escape(subject), ['Hello,', ...lines.map(escape)]) }
+}

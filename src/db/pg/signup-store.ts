@@ -10,7 +10,7 @@ import { auditEvents, mailOutbox, pendingSignups, signupRequests, users } from '
 
 export function createPgSignupStore(db: PgDb): SignupStore {
   return {
-    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, mail }) {
+    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, seen, mail, contestedMail }) {
       return db.transaction(async (tx) => {
         // Two requests for one address at once, on any instances, must not both pass the limits.
         await lockKey(tx, `signup:${tenantId}:${emailKey}`)
@@ -20,14 +20,20 @@ export function createPgSignupStore(db: PgDb): SignupStore {
           .where(and(eq(signupRequests.tenantId, tenantId), eq(signupRequests.emailKey, emailKey), eq(signupRequests.issued, true), gte(signupRequests.createdAt, historySince)))
         const lastIssuedAt = history?.lastIssuedAt === null || history?.lastIssuedAt === undefined ? null : Number(history.lastIssuedAt)
         const slot = slotFor({ issued: Number(history?.issued ?? 0), lastIssuedAt })
+        const [current] = pending ? await tx.select().from(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey))) : []
+        const contested = current !== undefined && (current.codeHash !== seen?.codeHash || seen.verdict === 'another')
         await tx.insert(signupRequests).values({ tenantId, emailKey, createdAt: slot?.at ?? at, issued: slot !== null })
-        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(slot && slot.at > at && { mailAt: slot.at }) } }))
+        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(contested && { contested }), ...(slot && slot.at > at && { mailAt: slot.at }) } }))
         if (pending) {
           await tx.delete(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey)))
           if (mail) await tx.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.recipient, mail.recipient), eq(mailOutbox.kind, 'signup-code'), eq(mailOutbox.status, 'pending')))
         }
         if (!slot) return null
         const later = slot.at - at
+        if (contested) {
+          if (contestedMail) await tx.insert(mailOutbox).values({ ...contestedMail, nextAttemptAt: slot.at })
+          return slot
+        }
         if (pending) await tx.insert(pendingSignups).values({ ...pending, expiresAt: pending.expiresAt + later })
         if (mail) await tx.insert(mailOutbox).values({ ...mail, nextAttemptAt: slot.at, secretExpiresAt: mail.secretExpiresAt === null ? null : mail.secretExpiresAt + later })
         return slot
