@@ -152,7 +152,7 @@ export async function requestSignup(
   // mailbox, so neither may be completed (capture either way round: someone signing up before
   // the owner, or after). The check is one argon2 verify, made for every address alike (a
   // dummy when there is no live pending sign-up), so the answer's time tells nothing.
-  const current = outcome === 'new' ? await deps.store.signups.find(tenant.id, addressKey) : null
+  const current = await deps.store.signups.find(tenant.id, addressKey)
   const live = current !== null && current.spentAt === null && current.expiresAt > now && current.attempts < OTP_MAX_ATTEMPTS ? current : null
   const samePassword = live ? await deps.hasher.verify(password, live.passwordHash) : await deps.hasher.verifyDummy(password, 0.5)
   const contestedMail = newOutboxMessage({

@@ -146,7 +146,7 @@ describe('sign-up does not reveal whether an address is registered or refused', 
     const registered = await work('ada@example.com', '192.0.2.2')
     const refused = await work('new@elsewhere.org', '192.0.2.3')
     // The API key, the client IP's budget (read, then spent), the look-up, and one write transaction.
-    expect(fresh.calls.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.get', 'limits.apply', 'users.findByEmail', 'signups.request'])
+    expect(fresh.calls.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.get', 'limits.apply', 'users.findByEmail', 'signups.find', 'signups.request'])
     for (const other of [registered, refused]) {
       expect(other.calls.map((c) => c.name)).toEqual(fresh.calls.map((c) => c.name))
       expect(other.hashes).toEqual(['hash'])
