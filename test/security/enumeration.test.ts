@@ -127,7 +127,7 @@ describe('sign-up does not reveal whether an address is registered or refused', 
     expect(queued.map((m) => [m.recipient, m.kind]).sort()).toEqual([['ada@example.com', 'signup-attempt'], ['new@example.com', 'signup-code']])
   })
 
-  it('does the same work: one password hash, the same store calls, one write transaction each', async () => {
+  it('does the same work: one password hash and one check, the same store calls, one write transaction each', async () => {
     await setTenantSignup(ctx.runtime, ctx.tenantId, 'domains:example.com')
     await ctx.addUser({ email: 'ada@example.com' })
     await ctx.runtime.hasher.warmUp()
@@ -137,6 +137,11 @@ describe('sign-up does not reveal whether an address is registered or refused', 
       hashes.push('hash')
       return hash(password)
     }
+    // And one check against the address's pending sign-up (a dummy check when it has none).
+    const verify = ctx.runtime.hasher.verify.bind(ctx.runtime.hasher)
+    const verifyDummy = ctx.runtime.hasher.verifyDummy.bind(ctx.runtime.hasher)
+    ctx.runtime.hasher.verify = (password, stored) => (hashes.push('check'), verify(password, stored))
+    ctx.runtime.hasher.verifyDummy = (password, seed) => (hashes.push('check'), verifyDummy(password, seed))
     const calls = recordStoreCalls(ctx.runtime.store)
     const work = async (email: string, peer: string) => {
       await signup(email, peer)
@@ -149,11 +154,11 @@ describe('sign-up does not reveal whether an address is registered or refused', 
     expect(fresh.calls.map((c) => c.name)).toEqual(['apiKeys.findActiveByHash', 'limits.get', 'limits.apply', 'users.findByEmail', 'signups.find', 'signups.request'])
     for (const other of [registered, refused]) {
       expect(other.calls.map((c) => c.name)).toEqual(fresh.calls.map((c) => c.name))
-      expect(other.hashes).toEqual(['hash'])
+      expect(other.hashes).toEqual(['hash', 'check'])
     }
-    expect(fresh.hashes).toEqual(['hash'])
+    expect(fresh.hashes).toEqual(['hash', 'check'])
     // The one write differs only in what it carries: a pending sign-up and its code, a notice, nothing.
-    const writes = [fresh, registered, refused].map((w) => w.calls[4]!.args[0] as any)
+    const writes = [fresh, registered, refused].map((w) => w.calls[5]!.args[0] as any)
     expect(writes.map((w) => [Boolean(w.pending), w.mail?.kind ?? null])).toEqual([
       [true, 'signup-code'],
       [false, 'signup-attempt'],
