@@ -166,10 +166,15 @@ describe('names in the mail', () => {
       [{ lastName: 'moc.elpmaxe\u202e' }, 'lastName'],
       [{ firstName: 'tab\there' }, 'firstName'],
       [{ firstName: 'invisible\u2063mark' }, 'firstName'],
+      [{ firstName: 'Gr\ufffdce' }, 'firstName'],
+      [{ lastName: 'Z\u0301\u0302\u0303\u0304\u0305algo' }, 'lastName'],
     ]
     for (const [fields, field] of cases) {
       expect((await signup('grace@example.com', fields)).json).toEqual({ statusCode: 400, message: `${field} must be a single line without control or formatting characters`, data: null })
     }
+    // Invisible fillers (ignorable code points) and blanks: a name that shows as nothing.
+    for (const blank of ['\u3164', '\u115f\u1160']) expect((await signup('grace@example.com', { firstName: blank })).status).toBe(400)
+    expect((await signup('grace@example.com', { firstName: '\u2800 \u2800' })).json).toEqual({ statusCode: 400, message: 'firstName must have a visible character', data: null })
     expect(await queued('grace@example.com')).toEqual([])
     // Names in any script stay: the mail's text part greets them as given.
     expect((await signup('grace@example.com', { firstName: 'Zoë', lastName: 'می\u200cخواهم' })).status).toBe(202)
