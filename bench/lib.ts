@@ -25,12 +25,14 @@ type Cli = (args: string[], stdin?: string) => any
  * @param env settings for the CLI and the server
  * @param options.seed runs before the server starts (with the CLI, its settings being `env` only)
  * @param options.serveEnv settings for the server only, over `env`
+ * @param options.binary another build than BINARY (an A/B of two builds in one run)
  */
-export async function startAuthd(env: Record<string, string> = {}, options: { seed?: (cli: Cli, tenantId: string) => void; serveEnv?: Record<string, string> } = {}) {
-  if (!(await Bun.file(BINARY).exists())) throw new Error('build first: npm run build')
+export async function startAuthd(env: Record<string, string> = {}, options: { seed?: (cli: Cli, tenantId: string) => void; serveEnv?: Record<string, string>; binary?: string } = {}) {
+  const binary = options.binary ?? BINARY
+  if (!(await Bun.file(binary).exists())) throw new Error('build first: npm run build')
   const dataDir = mkdtempSync(join(tmpdir(), 'authd-bench-'))
   const cli: Cli = (args: string[], stdin?: string) => {
-    const r = Bun.spawnSync([BINARY, '--data-dir', dataDir, '--json', ...args], { stdin: stdin ? new TextEncoder().encode(stdin) : 'ignore', env: { ...process.env, ...env } })
+    const r = Bun.spawnSync([binary, '--data-dir', dataDir, '--json', ...args], { stdin: stdin ? new TextEncoder().encode(stdin) : 'ignore', env: { ...process.env, ...env } })
     if (r.exitCode !== 0) throw new Error(`authd ${args.join(' ')}: ${r.stderr}`)
     return JSON.parse(r.stdout.toString())
   }
@@ -38,7 +40,7 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
   const { key } = cli(['api-keys', 'create', '--tenant', tenantId])
   options.seed?.(cli, tenantId)
   const serverEnv = { ...process.env, ...env, ...options.serveEnv }
-  const first = await spawnServer(dataDir, serverEnv)
+  const first = await spawnServer(dataDir, serverEnv, binary)
   const extra: Array<Awaited<ReturnType<typeof spawnServer>>> = []
   return {
     url: first.url,
@@ -55,7 +57,7 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
     },
     /** Another `authd serve` on the same database (PostgreSQL); returns its API base URL. */
     async addInstance(): Promise<string> {
-      const server = await spawnServer(dataDir, serverEnv)
+      const server = await spawnServer(dataDir, serverEnv, binary)
       extra.push(server)
       return `${server.url}/api/v1/auth`
     },
@@ -67,7 +69,7 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
   }
 }
 
-const spawnServer = (dataDir: string, env: Record<string, string | undefined>) => spawnListening([BINARY, '--data-dir', dataDir, 'serve', '--port', '0'], env)
+const spawnServer = (dataDir: string, env: Record<string, string | undefined>, binary = BINARY) => spawnListening([binary, '--data-dir', dataDir, 'serve', '--port', '0'], env)
 
 /** Starts a server (authd, or a yardstick of baseline-server.ts) and waits for the log line
  *  that says where it listens; its log is drained from then on. */
