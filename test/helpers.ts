@@ -219,3 +219,14 @@ export function recordStoreCalls(store: Store) {
 export async function loginFor(ctx: TestContext, email: string, rememberMe = false): Promise<CallResult> {
   return ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD, rememberMe } })
 }
+
+/** Calls the auth API of a server over a real socket, with the tenant's API key (the journeys
+ *  through the compiled binary). */
+export function apiCaller(url: string, apiKey: string) {
+  return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${url}/api/v1/auth${path}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(toResult)
+}

@@ -6,17 +6,12 @@
 // POST /reauthenticate proves a session again for the changes that need step-up.
 import { expect } from 'bun:test'
 import type { cliRunner } from './cli-runner'
-import { toResult } from './helpers'
+import { apiCaller, toResult } from './helpers'
 import { sentTo, type TestSmtp } from './smtp'
 import { totpCode, totpStep } from '../src/core/mfa/totp'
 
 export async function mfaJourney(authd: ReturnType<typeof cliRunner>, url: string, tenantId: string, apiKey: string, smtp: TestSmtp, email: string, password: string) {
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${url}/api/v1/auth${path}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }).then(toResult)
+  const call = apiCaller(url, apiKey)
   const login = () => call('POST', '/login', { email, password })
   const amrOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).amr
   const subjects = () => smtp.messages.filter(sentTo(email)).map((m) => m.subject)

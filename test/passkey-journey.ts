@@ -5,17 +5,12 @@
 // in no more.
 import { expect } from 'bun:test'
 import type { cliRunner } from './cli-runner'
-import { toResult } from './helpers'
+import { apiCaller } from './helpers'
 import { sentTo, type TestSmtp } from './smtp'
 import { SoftwareAuthenticator } from './software-authenticator'
 
 export async function passkeyJourney(authd: ReturnType<typeof cliRunner>, url: string, tenantId: string, apiKey: string, smtp: TestSmtp, email: string, password: string) {
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${url}/api/v1/auth${path}`, {
-      method,
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }).then(toResult)
+  const call = apiCaller(url, apiKey)
   const rp = await authd(['--json', 'tenants', 'update', tenantId, '--passkey-rp-id', 'example.com', '--passkey-origins', 'https://app.example.com'])
   expect(rp.json).toMatchObject({ passkeyRpId: 'example.com', passkeyOrigins: ['https://app.example.com'] })
   const misfit = await authd(['tenants', 'update', tenantId, '--passkey-origins', 'https://elsewhere.example'])

@@ -274,6 +274,16 @@ describe('turning it off', () => {
   })
 })
 
+/** A fresh context whose 429s leave at once, and ada signed in through the challenge with TOTP on. */
+async function signedInWithTotpRefusingAtOnce(): Promise<{ secret: string; token: string }> {
+  await ctx.close()
+  ctx = await createTestContext({ AUTHD_REFUSAL_HOLD_MS: '0' })
+  email = (await ctx.addUser({ email: 'ada@example.com' })).email
+  const { secret } = await enrol()
+  nextStep()
+  return { secret, token: (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken }
+}
+
 describe('step-up: a stolen token cannot change how the account is protected (§18)', () => {
   const stepUpRequired = {
     statusCode: 403,
@@ -313,12 +323,7 @@ describe('step-up: a stolen token cannot change how the account is protected (§
   })
 
   it("counts every wrong code at turning it off against the account's login back-off: a stolen token gets 5 guesses, not 300", async () => {
-    await ctx.close()
-    ctx = await createTestContext({ AUTHD_REFUSAL_HOLD_MS: '0' })
-    email = (await ctx.addUser({ email: 'ada@example.com' })).email
-    const { secret } = await enrol()
-    nextStep()
-    const token = (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken
+    const { secret, token } = await signedInWithTotpRefusingAtOnce()
     const wrong = String((Number(codeOf(secret)) + 500_000) % 1_000_000).padStart(6, '0')
     const statuses: number[] = []
     for (let i = 0; i < 30; i++) statuses.push((await ctx.call('DELETE', '/api/v1/auth/mfa/totp', { headers: bearer(token), body: { code: wrong }, peer: '203.0.113.66' })).status)
@@ -330,12 +335,7 @@ describe('step-up: a stolen token cannot change how the account is protected (§
   })
 
   it('does not count a code sent twice (a double click) as a guess: the account is not put in back-off', async () => {
-    await ctx.close()
-    ctx = await createTestContext({ AUTHD_REFUSAL_HOLD_MS: '0' })
-    email = (await ctx.addUser({ email: 'ada@example.com' })).email
-    const { secret } = await enrol()
-    nextStep()
-    const token = (await verify(await challenge(), codeOf(secret))).json.data.response.accessToken
+    const { secret, token } = await signedInWithTotpRefusingAtOnce()
     nextStep()
     const code = codeOf(secret)
     const answers = await Promise.all(Array.from({ length: 10 }, () => reauthenticate(token, { code }, '203.0.113.70')))
