@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { decodeProtectedHeader } from 'jose'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
-import { PASSWORD, toResult } from '../helpers'
+import { apiCaller, PASSWORD, toResult } from '../helpers'
+import { SoftwareAuthenticator } from '../software-authenticator'
 import { createTestDatabase, describePostgres, useTestDatabase } from '../pg'
 
 const dir = useBinaryAndTempDir()
@@ -14,22 +15,29 @@ const dir = useBinaryAndTempDir()
 describePostgres('authd db copy', () => {
   const databaseUrl = useTestDatabase()
 
-  it('moves a SQLite deployment into an empty PostgreSQL database and back, sessions included', async () => {
+  it('moves a SQLite deployment into an empty PostgreSQL database and back, sessions and passkeys included', async () => {
     const sqlite = cliRunner([BINARY], dir())
     const { key } = await setUpAccount(sqlite, 'ada@example.com', PASSWORD)
     const login = (url: string) =>
       fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ email: 'ada@example.com', password: PASSWORD }) }).then(toResult)
-    const before = await serveBinary(dir())
+    // One public URL for both servers: the passkeys' relying party is derived from it.
+    const site = { AUTHD_PUBLIC_URL: 'https://auth.example.com' }
+    const authenticator = new SoftwareAuthenticator('auth.example.com', 'https://auth.example.com')
+    const before = await serveBinary(dir(), site)
     const session = await login(before.url)
+    const call = apiCaller(before.url, key)
+    const bearer = { authorization: `Bearer ${session.json.data.response.accessToken}` }
+    const started = (await call('POST', '/passkeys/register/options', undefined, bearer)).json.data
+    expect((await call('POST', '/passkeys/register', { challengeId: started.challengeId, response: authenticator.register(started.options) }, bearer)).status).toBe(201)
     before.proc.kill('SIGTERM')
     await before.proc.exited
     const kid = decodeProtectedHeader(session.json.data.response.accessToken).kid
 
     const copied = await sqlite(['--json', 'db', 'copy', '--to', databaseUrl()])
     expect(copied.stderr).toBe('')
-    expect(copied.json.tables).toMatchObject({ tenants: 1, users: 1, apiKeys: 1, signingKeys: 1, refreshFamilies: 1, refreshTokens: 1 })
+    expect(copied.json.tables).toMatchObject({ tenants: 1, users: 1, apiKeys: 1, signingKeys: 1, refreshFamilies: 1, refreshTokens: 1, passkeys: 1 })
 
-    const onPostgres = { AUTHD_DATABASE_URL: databaseUrl() }
+    const onPostgres = { AUTHD_DATABASE_URL: databaseUrl(), ...site }
     const after = await serveBinary(dir(), onPostgres)
     try {
       // The browser's cookie from before the move still works, and the same key signs.
@@ -37,6 +45,10 @@ describePostgres('authd db copy', () => {
       expect(refreshed.status).toBe(201)
       expect(decodeProtectedHeader(refreshed.json.data.response.accessToken).kid).toBe(kid)
       expect((await login(after.url)).status).toBe(201)
+      // The passkey moved with its user: it signs in on PostgreSQL.
+      const moved = apiCaller(after.url, key)
+      const options = (await moved('POST', '/passkeys/login/options', {})).json.data
+      expect((await moved('POST', '/passkeys/login', { challengeId: options.challengeId, response: authenticator.assert(options.options) })).status).toBe(201)
     } finally {
       after.proc.kill('SIGTERM')
       await after.proc.exited
@@ -50,7 +62,8 @@ describePostgres('authd db copy', () => {
     expect(returned.stderr).toBe('')
     // What PostgreSQL added meanwhile came back too: the refresh (a token) and the login (a session and its token).
     const { tables } = copied.json
-    expect(returned.json.tables).toEqual({ ...tables, refreshFamilies: tables.refreshFamilies + 1, refreshTokens: tables.refreshTokens + 2, auditEvents: returned.json.tables.auditEvents })
+    // (and the passkey sign-in: a session and its token, and its spent ceremony)
+    expect(returned.json.tables).toEqual({ ...tables, refreshFamilies: tables.refreshFamilies + 2, refreshTokens: tables.refreshTokens + 3, webauthnChallenges: tables.webauthnChallenges + 1, limitCounters: returned.json.tables.limitCounters, auditEvents: returned.json.tables.auditEvents })
     expect(returned.json.tables.auditEvents).toBeGreaterThan(copied.json.tables.auditEvents)
   }, 60_000)
 
