@@ -194,9 +194,15 @@ function readTls(env: Partial<Record<Setting, string>>): Config['tls'] {
   return { certFile: resolve(certFile), keyFile: resolve(keyFile) }
 }
 
+/** What AUTHD_DATABASE_URL may name: PostgreSQL, or a SQLite file (a path, sqlite: or file:). */
+const DATABASE_URL_FORMS = 'AUTHD_DATABASE_URL must be postgres://user:password@host:5432/authd, or a SQLite file (a path, sqlite:PATH or file:PATH)'
+
 export function databasePathFrom(databaseUrl: string | undefined, dataDir: string): string {
   if (!databaseUrl) return resolve(dataDir, 'authd.db')
   if (/^postgres(ql)?:/i.test(databaseUrl)) return ''
+  // Any other scheme (a typo such as postgress://, or mysql://) is no file name: taken as one,
+  // it made a SQLite file whose path held the URL's password, and printed it.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(databaseUrl) && !/^(sqlite|file):/i.test(databaseUrl)) throw new ConfigError(DATABASE_URL_FORMS)
   const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/i, '')
   if (!path) throw new ConfigError('AUTHD_DATABASE_URL must name a SQLite file')
   return resolve(path)
@@ -208,6 +214,9 @@ export function postgresUrlFrom(databaseUrl: string | undefined): string | undef
   try {
     const url = new URL(databaseUrl)
     if (!url.hostname || url.pathname.length < 2) throw new Error()
+    // The client decodes them: a bad escape (%ZZ) would fail later, as an unexpected error.
+    decodeURIComponent(url.username)
+    decodeURIComponent(url.password)
     const mode = url.searchParams.get('sslmode')
     if (mode !== null && !['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'].includes(mode)) throw new Error()
   } catch {

@@ -22,8 +22,20 @@ export interface Engine {
   location: string
 }
 
+/**
+ * A database URL as it may be shown: its password replaced, wherever it stands (the user
+ * info, even with an unencoded @ in it, or a `password=` parameter). What cannot be parsed
+ * loses its whole user info.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:…@')
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '…'
+    for (const key of [...parsed.searchParams.keys()]) if (/^pass(word)?$/i.test(key)) parsed.searchParams.set(key, '…')
+    return parsed.toString().replace('%E2%80%A6', '…')
+  } catch {
+    return url.replace(/\/\/[^/]*@/, '//…@')
+  }
 }
 
 export function openEngine(config: Pick<Config, 'databasePath' | 'postgresUrl' | 'databasePoolSize'>): Engine {

@@ -50,4 +50,24 @@ describePostgres('the database password in what authd prints', () => {
 
     expect(printed.join('\n')).not.toContain(CANARY)
   }, 60_000)
+
+  it('is in no line either when it stands in a password= parameter or holds an unencoded @, and a mistyped scheme is refused', async () => {
+    const base = new URL(databaseUrl())
+    const variants = [`${databaseUrl()}?password=${CANARY}`, `postgres://${base.username}:can@ry@${base.host}${base.pathname}`]
+    const printed: string[] = []
+    for (const variant of variants) {
+      const authd = cliRunner([BINARY], dir(), { AUTHD_DATABASE_URL: variant })
+      for (const r of [await authd(['doctor']), await authd(['--json', 'doctor'])]) printed.push(r.stdout, r.stderr)
+    }
+    expect(printed.join('\n')).toContain('postgres://')
+    expect(printed.join('\n')).not.toContain(CANARY)
+    expect(printed.join('\n')).not.toContain('ry@')
+    // A scheme authd does not know is no SQLite file name: it was one, holding the password in its path.
+    for (const typo of [`postgress://${base.username}:${CANARY}@${base.host}${base.pathname}`, `mysql://u:${CANARY}@localhost/db`]) {
+      const r = await cliRunner([BINARY], dir(), { AUTHD_DATABASE_URL: typo })(['migrate'])
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: 'authd: AUTHD_DATABASE_URL must be postgres://user:password@host:5432/authd, or a SQLite file (a path, sqlite:PATH or file:PATH)\n' })
+    }
+    const badEscape = await cliRunner([BINARY], dir(), { AUTHD_DATABASE_URL: `postgres://u:c%ZZ${CANARY}@localhost/db` })(['migrate'])
+    expect({ code: badEscape.code, stderr: badEscape.stderr }).toEqual({ code: 2, stderr: 'authd: AUTHD_DATABASE_URL must be a URL such as postgres://user:password@host:5432/authd?sslmode=require\n' })
+  }, 60_000)
 })
