@@ -1,6 +1,7 @@
 // Environment + flags -> one typed, validated Config. Every setting has a default, so
 // `authd serve` runs with nothing set; a bad value stops start-up with one clear line.
 import { existsSync } from 'node:fs'
+import addressparser from 'nodemailer/lib/addressparser'
 import { resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
 
@@ -197,6 +198,22 @@ function readTls(env: Partial<Record<Setting, string>>): Config['tls'] {
 /** What AUTHD_DATABASE_URL may name: PostgreSQL, or a SQLite file (a path, sqlite: or file:). */
 const DATABASE_URL_FORMS = 'AUTHD_DATABASE_URL must be postgres://user:password@host:5432/authd, or a SQLite file (a path, sqlite:PATH or file:PATH)'
 
+/** An SMTP server's URL: smtp:// or smtps:// (its password never repeated back). */
+export function validateSmtpUrl(name: string, raw: string): string {
+  if (!/^smtps?:\/\/[^/]/i.test(raw)) throw new ConfigError(`${name} must be an smtp:// or smtps:// URL (got "${raw.replace(/\/\/[^@]*@/, '//…@')}")`)
+  return raw
+}
+
+/** The From of authd's mail: exactly one address, with or without a name (`Acme <auth@acme.example>`).
+ *  Anything else went out with an empty sender, or to two. */
+export function validateMailFrom(name: string, raw: string): string {
+  const parsed = addressparser(raw, { flatten: true })
+  if (parsed.length !== 1 || !/^[^\s@<>]+@[^\s@<>]+$/.test(parsed[0]!.address)) {
+    throw new ConfigError(`${name} must be one address, such as auth@acme.example or "Acme <auth@acme.example>"`)
+  }
+  return raw
+}
+
 export function databasePathFrom(databaseUrl: string | undefined, dataDir: string): string {
   if (!databaseUrl) return resolve(dataDir, 'authd.db')
   if (/^postgres(ql)?:/i.test(databaseUrl)) return ''
@@ -342,11 +359,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordMinLength: read('AUTHD_PASSWORD_MIN_LENGTH', 15, int(8, 128)),
     corsOrigins: read('AUTHD_CORS_ORIGINS', [], parseOrigins),
     maxBodyBytes: 16 * 1024,
-    smtpUrl: read('AUTHD_SMTP_URL', undefined, (name, raw) => {
-      if (!/^smtps?:\/\/[^/]/i.test(raw)) throw new ConfigError(`${name} must be an smtp:// or smtps:// URL (got "${raw.replace(/\/\/[^@]*@/, '//…@')}")`)
-      return raw
-    }),
-    mailFrom: read('AUTHD_MAIL_FROM', 'authd <no-reply@localhost>', str),
+    smtpUrl: read('AUTHD_SMTP_URL', undefined, validateSmtpUrl),
+    mailFrom: read('AUTHD_MAIL_FROM', 'authd <no-reply@localhost>', validateMailFrom),
     mailMaxAttempts: read('AUTHD_MAIL_MAX_ATTEMPTS', 30, int(1, 1000)),
     tls,
     metricsAddr: read('AUTHD_METRICS_ADDR', undefined, parseListenAddress),

@@ -114,6 +114,13 @@ describe('authd init', () => {
       expect(await init('ops@acme.example', 'correct horse battery staple ops')).toMatchObject({ code: 1, stdout: '', stderr: 'authd: Password must not contain your e-mail address\n' })
     }
     expect(await init('ops@', PASSWORD)).toMatchObject({ code: 1, stdout: '', stderr: 'authd: email must be a valid e-mail address\n' })
+    // Mail settings authd serve would refuse are refused here too, before anything is written.
+    const withMail = (extra: string[]) =>
+      authd(['init', '--yes', '--tenant-name', 'Acme', '--admin-email', 'ops@acme.example', '--admin-password-stdin', ...extra], { stdin: PASSWORD })
+    expect(await withMail(['--smtp-url', 'http://x'])).toMatchObject({ code: 2, stderr: 'authd: --smtp-url must be an smtp:// or smtps:// URL (got "http://x")\n' })
+    for (const from of ['bogus', 'Acme <a@acme.example>, Evil <e@evil.example>']) {
+      expect(await withMail(['--smtp-url', 'smtp://127.0.0.1:1', '--mail-from', from])).toMatchObject({ code: 2, stderr: 'authd: --mail-from must be one address, such as auth@acme.example or "Acme <auth@acme.example>"\n' })
+    }
     expect((await authd(['--json', 'tenants', 'list'])).json).toEqual([])
     expect((await authd(['--json', 'api-keys', 'list'])).json).toEqual([])
 

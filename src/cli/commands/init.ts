@@ -7,6 +7,7 @@ import type { Command } from 'commander'
 import { intro, isCancel, note, outro, password as promptPassword, select, text } from '@clack/prompts'
 import { AppError } from '../../core/errors'
 import { initialise, type FirstRun } from '../../core/init'
+import { validateMailFrom, validateSmtpUrl } from '../../config'
 import { redactUrl } from '../../db/engine'
 import { smtpTransport } from '../../mail/transports'
 import { openRuntime } from '../../runtime'
@@ -106,6 +107,10 @@ export function registerInit(program: Command, env: Env) {
       const smtpUrl = (await ask(opts.smtpUrl ?? ctx.env.AUTHD_SMTP_URL, '--smtp-url', 'SMTP URL (empty: write mail to .eml files)', undefined, true)) || undefined
       const config = ctx.config({ dataDir })
       const mailFrom = smtpUrl ? await ask(opts.mailFrom ?? ctx.env.AUTHD_MAIL_FROM, '--mail-from', 'From address', config.mailFrom) : config.mailFrom
+      // Checked as authd serve will check them, before anything is written: settings it would
+      // refuse must not leave an initialised database behind.
+      if (smtpUrl) validateSmtpUrl('--smtp-url', smtpUrl)
+      validateMailFrom('--mail-from', mailFrom)
       const runtime = await openRuntime({ ...config, smtpUrl, mailFrom })
       const where = config.postgresUrl ? redactUrl(config.postgresUrl) : config.dataDir
       const alreadyInitialised = new CliError(`${where} is already initialised; manage it with authd tenants | api-keys | users`)
