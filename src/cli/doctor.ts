@@ -53,7 +53,14 @@ function databaseChecks(config: Config): Finding[] {
 
 function permissionChecks(config: Config): Finding[] {
   const mailDir = join(config.dataDir, 'mail')
-  const mailFiles = existsSync(mailDir) ? readdirSync(mailDir).map((name) => join(mailDir, name)) : []
+  let mailFiles: string[]
+  try {
+    mailFiles = existsSync(mailDir) ? readdirSync(mailDir).map((name) => join(mailDir, name)) : []
+  } catch (error) {
+    // Made by another user (authd init run as root on the service's data directory): the
+    // server cannot write mail there either.
+    return [{ check: 'mail directory permissions', status: 'fail', detail: `cannot read ${mailDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, fix: `chown -R <the user authd runs as> ${config.dataDir}` }]
+  }
   const walFiles = [`${config.databasePath}-wal`, `${config.databasePath}-shm`]
   const checks: Array<[string, string[]]> = [
     ['data directory', [config.dataDir]],
