@@ -75,6 +75,9 @@ if $root && ! id "$service_user" >/dev/null 2>&1; then
   useradd --system --home-dir "$data_dir" --no-create-home --shell /usr/sbin/nologin "$service_user"
 fi
 
+# The user's own group, which need not bear its name (nobody's is nogroup).
+service_group=$(id -gn "$service_user" 2>/dev/null || echo "$service_user")
+
 say "data directory $data_dir (only $service_user may read it)"
 mkdir -p "$data_dir"
 chmod 700 "$data_dir"
@@ -106,7 +109,7 @@ AUTHD_PORT=3000
 #AUTHD_MAIL_FROM=Example <auth@example.com>
 EOF
   chmod 640 "$env_file"
-  $root && chown "root:$service_user" "$env_file"
+  $root && chown "root:$service_group" "$env_file"
 fi
 
 as_service_user() {
@@ -143,7 +146,7 @@ Wants=network-online.target
 [Service]
 Type=simple
 User=$service_user
-Group=$service_user
+Group=$service_group
 EnvironmentFile=$env_file
 ExecStart=$prefix/bin/authd --data-dir $data_dir serve
 Restart=on-failure
