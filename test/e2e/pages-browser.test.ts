@@ -52,7 +52,7 @@ async function expectAccessible(page: Page, state: string) {
   await copy.setContent(await page.content())
   await copy.addScriptTag({ content: AXE })
   const violations = await copy.evaluate(async () => {
-    const result = await (globalThis as any).axe.run(document, { resultTypes: ['violations'] })
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })
     return result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(', ')}`)
   })
   await copy.close()
