@@ -70,7 +70,7 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
     expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
     const none = await authd(['tenants', 'update', a.tenantId])
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins\n' })
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo\n' })
     const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
     expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
     expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
@@ -188,7 +188,7 @@ describe('authd CLI', () => {
     it.each([
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
-      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins'],
+      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo'],
       [['users', 'update', 'nope'], 'nothing to change: give --first-name, --last-name or --type'],
       [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
     ])('a usage error exits 2: %p', async (args, line) => {

@@ -3,11 +3,14 @@
 import { createApiKey } from '../core/api-keys'
 import { randomToken } from '../core/secrets'
 import { createTenant } from '../core/tenants'
+import { updateTenantPages } from '../core/tenant-pages'
 import { createUser } from '../core/users'
 import type { Runtime } from '../runtime'
 
 export interface DemoAccount {
   tenantId: string
+  /** The demo tenant's pages are under /t/{slug}/. */
+  slug: string
   apiKey: string
   email: string
   password: string
@@ -16,7 +19,7 @@ export interface DemoAccount {
 /** Seeds the demo account when there are no tenants yet; null when the database has data. */
 export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoAccount | null> {
   if ((await runtime.store.tenants.list()).length > 0) return null
-  const tenant = await createTenant(runtime, { name: 'Demo' })
+  const tenant = await updateTenantPages(runtime, (await createTenant(runtime, { name: 'Demo' })).id, { slug: 'demo' })
   const { key } = await createApiKey(runtime, { tenantId: tenant.id, name: 'demo' })
   const email = 'demo@example.com'
   let password: string
@@ -24,7 +27,7 @@ export async function seedDemoIfEmpty(runtime: Runtime): Promise<DemoAccount | n
   do password = randomToken(18)
   while (/demo|user/i.test(password))
   await createUser(runtime, { tenantId: tenant.id, email, firstName: 'Demo', lastName: 'User', type: 'admin', password })
-  return { tenantId: tenant.id, apiKey: key, email, password }
+  return { tenantId: tenant.id, slug: tenant.slug!, apiKey: key, email, password }
 }
 
 export function demoBanner(demo: DemoAccount, url: string): string {
@@ -38,7 +41,11 @@ export function demoBanner(demo: DemoAccount, url: string): string {
     `  user     ${demo.email}`,
     `  password ${demo.password}`,
     '',
-    'Log in (saves the refresh cookie to cookies.txt):',
+    'Sign in with a browser, at authd\'s own login page:',
+    '',
+    `  ${url}/t/${demo.slug}/login`,
+    '',
+    'Or log in over the API (saves the refresh cookie to cookies.txt):',
     '',
     `  curl -i -c cookies.txt -X POST ${api}/login \\`,
     `    -H 'Content-Type: application/json' -H 'X-API-KEY: ${demo.apiKey}' \\`,

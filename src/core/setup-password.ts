@@ -10,6 +10,7 @@ import { ipSubject, spendBudget } from './limits'
 import { checkPasswordPolicy } from './password-policy'
 import { randomToken, sha256 } from './secrets'
 import { getTenant } from './tenants'
+import { tenantPagesUrl } from './tenant-pages'
 import type { SetupToken, Tenant, User } from './types'
 import { getUser } from './users'
 
@@ -26,13 +27,14 @@ export const toInvitationView = (invited: { user: User; setupToken: string; expi
   expiresAt: new Date(invited.expiresAt).toISOString(),
 })
 
-/** The mail that hands a user their setup token. */
+/** The mail that hands a user their setup token. Its link leads to AUTHD_INVITE_URL when the
+ *  operator has a page of their own, else to the tenant's invitation page at authd. */
 export function invitationMessage(deps: Pick<Deps, 'config'>, tenant: Tenant, user: User, token: string, record: SetupToken, now: number) {
   return newOutboxMessage({
     tenantId: tenant.id,
     kind: 'invitation',
     recipient: user.email,
-    content: invitationMail({ tenantName: tenant.name, firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl }),
+    content: invitationMail({ tenantName: tenant.name, firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl ?? `${tenantPagesUrl(deps.config, tenant)}/invite` }),
     now,
     secretExpiresAt: record.expiresAt,
   })

@@ -8,6 +8,7 @@ import type { Deps } from './deps'
 import { notFound, tenantDisabled, unauthorized, userDisabled } from './errors'
 import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
+import { sha256 } from './secrets'
 import { requireRecentAuth } from './step-up'
 import type { RefreshFamily, Tenant, User } from './types'
 
@@ -58,6 +59,22 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
   if (!found || found.family.userId !== claims.sub || !isLive(found.family, now)) throw unauthorized()
   if (found.user.disabledAt !== null) throw userDisabled()
   if (found.tenant.disabledAt !== null) throw tenantDisabled()
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
+}
+
+/**
+ * The caller a session's refresh token names, without spending it: authd's own pages keep
+ * their session's first token in a cookie of their own (server/pages/page-session.ts) and
+ * present it with every page, where an app rotates its token at /refresh-token. The token's
+ * expiry (1 or 30 days after the login) and the session's rules are those of any session:
+ * revoked, expired, another tenant's, a disabled user or tenant are all refused alike (401).
+ */
+export async function authenticateSessionToken(deps: Pick<Deps, 'store' | 'clock'>, token: string | undefined, tenantId: string): Promise<Caller> {
+  if (!token || token.length > 128) throw unauthorized()
+  const found = await deps.store.sessions.findToken(sha256(token))
+  const now = deps.clock.now()
+  if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || !isLive(found.family, now)) throw unauthorized()
+  if (found.tenant.id !== tenantId || found.user.disabledAt !== null || found.tenant.disabledAt !== null) throw unauthorized()
   return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
 }
 

@@ -17,9 +17,12 @@ import type { Caller } from './signed-in-user'
 /** How long a proof of the user lets such changes through. */
 export const STEP_UP_WINDOW_MS = 5 * 60_000
 
+/** Whether the caller's session proved its user within the window (a page shows the proof's form if not). */
+export const hasRecentAuth = (deps: Pick<Deps, 'clock'>, caller: Pick<Caller, 'authAt'>) => deps.clock.now() - caller.authAt <= STEP_UP_WINDOW_MS
+
 /** Refuses (403 step_up_required) unless the caller's session proved its user within the window. */
 export function requireRecentAuth(deps: Pick<Deps, 'clock'>, caller: Pick<Caller, 'authAt'>): void {
-  if (deps.clock.now() - caller.authAt > STEP_UP_WINDOW_MS) throw stepUpRequired(STEP_UP_WINDOW_MS / 1000)
+  if (!hasRecentAuth(deps, caller)) throw stepUpRequired(STEP_UP_WINDOW_MS / 1000)
 }
 
 type ReauthDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'hasher' | 'limitRules' | 'refusals' | 'mailQueued' | 'guessTurns'>

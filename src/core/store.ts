@@ -17,6 +17,8 @@ export interface TenantStore {
    *  null if there is none, 'slug-taken' when another tenant has the slug. */
   updateSettings(id: string, changes: Partial<TenantSettings>): Promise<Tenant | null | 'slug-taken'>
   get(id: string): Promise<Tenant | null>
+  /** The tenant whose pages are under /t/{slug}/ (slugs are stored in lower case). */
+  findBySlug(slug: string): Promise<Tenant | null>
   list(): Promise<Tenant[]>
   /** Disabling also ends every session of the tenant's users and spends their OTPs and setup
    *  tokens, in the same transaction: enabling it again revives none of them. */

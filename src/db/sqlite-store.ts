@@ -126,6 +126,9 @@ export function createSqliteStore(db: Db): Store {
       async get(id) {
         return q.tenantById.get({ id }) ?? null
       },
+      async findBySlug(slug) {
+        return db.select().from(tenants).where(eq(tenants.slug, slug)).get() ?? null
+      },
       async list() {
         return db.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)).all()
       },

@@ -29,6 +29,8 @@ import { mfaRoutes } from './routes/mfa'
 import { passkeyRoutes } from './routes/passkeys'
 import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
+import { errorPage, PAGES_PREFIX } from './pages/error-page'
+import { pageRoutes } from './pages'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -43,7 +45,8 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // Tokens and errors must never sit in a shared cache (the JWKS route opts back in). Preset
     // on every response's headers, before any hook runs.
     .headers(presetHeaders(corsOrigins))
-    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }))
+    // (errors on the pages' paths are drawn as pages: server/pages/error-page.ts)
+    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, errorPage))
     .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
@@ -51,7 +54,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // client actor, they skip both (see healthRoutes).
     .use(healthRoutes(deps))
     .use(refuseNulCharacters())
-    .use(bodyLimit(maxBodyBytes))
+    .use(bodyLimit(maxBodyBytes, PAGES_PREFIX))
     .use(loginShedding(deps, `${API_PREFIX}/login`))
     .use(clientActor(deps.config.trustedProxies, () => reportUntrustedLocalProxy(deps, logger)))
     .group(API_PREFIX, (api) =>
@@ -71,6 +74,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(docsRoutes()),
     )
     .use(adminRoutes(deps))
+    .use(pageRoutes(deps))
 }
 
 /** With CORS origins configured, an answer depends on the request's Origin (the

@@ -57,7 +57,10 @@ export interface RefusalHold {
   maxHeld: number
 }
 
-export const errors = (logger: Logger, hold: RefusalHold) => {
+/** Draws an error as a page where the request was for one (server/pages/error-page.ts); null elsewhere. */
+export type ErrorPage = (request: Request, error: AppError) => { body: string; headers: Record<string, string> } | null
+
+export const errors = (logger: Logger, hold: RefusalHold, errorPage: ErrorPage = () => null) => {
   let held = 0
   const answer = <T>(body: T, retryAfter: number | undefined): T | Promise<T> => {
     if (retryAfter === undefined || hold.holdMs <= 0 || held >= hold.maxHeld) return body
@@ -79,9 +82,14 @@ export const errors = (logger: Logger, hold: RefusalHold) => {
     }
     errorCodes.set(request, appError.code)
     set.status = appError.status
+    if (appError.retryAfter !== undefined) set.headers['retry-after'] = String(appError.retryAfter)
+    const page = errorPage(request, appError)
+    if (page) {
+      Object.assign(set.headers, page.headers)
+      return page.body
+    }
     set.headers['cache-control'] = 'no-store'
     set.headers['content-type'] = 'application/json; charset=utf-8'
-    if (appError.retryAfter !== undefined) set.headers['retry-after'] = String(appError.retryAfter)
     if (appError.details.challenge !== undefined) set.headers['www-authenticate'] = appError.details.challenge
     return answer(envelope(appError.status, appError.message, null), appError.retryAfter)
   })

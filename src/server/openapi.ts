@@ -112,6 +112,12 @@ const TenantSettings = t.Object({
   signup: t.String(),
   passkeyRpId: t.String({ description: 'The RP ID of its passkeys (default: the host of AUTHD_PUBLIC_URL)' }),
   passkeyOrigins: t.Array(t.String(), { description: 'The origins allowed to run passkey ceremonies (default: that of AUTHD_PUBLIC_URL)' }),
+  slug: t.Union([t.String(), t.Null()], { description: 'The name of its pages in their URL: /t/{slug}/ (the tenantId works too)' }),
+  displayName: t.Union([t.String(), t.Null()], { description: 'The name its pages show (default: name)' }),
+  accentColor: t.Union([t.String(), t.Null()], { description: 'The accent colour of its pages, #rrggbb' }),
+  logoUrl: t.Union([t.String(), t.Null()], { description: 'An https URL of its logo' }),
+  logoFile: t.Union([t.String(), t.Null()], { description: 'The content type of a logo file given to the CLI (served by authd), if any' }),
+  pagesUrl: t.String({ description: "Where its pages are: {AUTHD_PUBLIC_URL}/t/{slug or tenantId}" }),
 })
 
 export const schemas = { TenantSettings, MfaChallenge, User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView, PasskeyView, RequestOptions, CreationOptions, WebAuthnJSON }
@@ -126,7 +132,8 @@ export const openapiDocument = (version: string) =>
     provider: null,
     specPath: '/api/v1/auth/openapi.json',
     // (staticFile: false, or every path with a dot, the JWKS among them, would be left out)
-    exclude: { staticFile: false, paths: ['/metrics', '/api/v1/auth/docs', '/api/v1/auth/docs.js', '/api/v1/auth/openapi.json'] },
+    // (authd's pages, under /t/, are HTML for people, not API)
+    exclude: { staticFile: false, paths: ['/metrics', '/api/v1/auth/docs', '/api/v1/auth/docs.js', '/api/v1/auth/openapi.json', /^\/t\//] },
     documentation: {
       openapi: '3.1.0',
       info: {

@@ -1,7 +1,9 @@
 import type { Command } from 'commander'
+import { readFileSync } from 'node:fs'
 import { setTenantSignup } from '../../core/signup'
 import { setTenantRelyingParty } from '../../core/passkeys/relying-party'
 import { createTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants'
+import { toTenantPagesView, updateTenantPages, type TenantPagesInput } from '../../core/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, required, table, UsageError } from '../io'
@@ -31,19 +33,28 @@ export function registerTenants(program: Command, env: Env) {
     .option('--signup <policy>', 'who may sign up over the API: closed (the default), open, or domains:a.example,b.example')
     .option('--passkey-rp-id <host>', "the RP ID of the tenant's passkeys (default: the host of AUTHD_PUBLIC_URL)")
     .option('--passkey-origins <origins>', 'comma-separated origins whose pages run passkey ceremonies (default: that of AUTHD_PUBLIC_URL)')
-    .action(async (tenantId: string, opts: { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string }, cmd: Command) => {
+    .option('--slug <slug>', "the name of the tenant's pages in their URL: /t/<slug>/ ('' removes it)")
+    .option('--display-name <name>', "the name the tenant's pages show ('' for the tenant name)")
+    .option('--accent-color <#rrggbb>', "the accent colour of the tenant's pages ('' for the default)")
+    .option('--logo-url <url>', "an https URL of the tenant's logo ('' removes the logo)")
+    .option('--logo <file>', 'a PNG, JPEG, GIF or WebP file of the logo, stored and served by authd')
+    .action(async (tenantId: string, opts: UpdateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id or --passkey-origins')
+      if (Object.values(opts).every((v) => v === undefined)) {
+        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo')
+      }
+      const pages = pagesInput(opts)
       const updated = await ctx.withRuntime(async (rt) => {
-        let tenant = opts.audience === undefined ? undefined : await setTenantAudience(rt, tenantId, opts.audience)
+        let tenant = await updateTenantPages(rt, tenantId, pages)
+        if (opts.audience !== undefined) tenant = await setTenantAudience(rt, tenantId, opts.audience)
         if (opts.signup !== undefined) tenant = await setTenantSignup(rt, tenantId, opts.signup)
         if (opts.passkeyRpId !== undefined || opts.passkeyOrigins !== undefined) {
           tenant = await setTenantRelyingParty(rt, tenantId, { rpId: opts.passkeyRpId, origins: opts.passkeyOrigins?.split(',').filter((o) => o.trim() !== '') })
         }
-        return toTenantSettingsView(rt, tenant!)
+        return { ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant) }
       })
       ctx.out.result(updated, () =>
-        `tenant ${updated.name} (${updated.tenantId}): token audience ${updated.audience}, sign-up ${updated.signup}, passkeys for ${updated.passkeyRpId} from ${updated.passkeyOrigins.join(', ')}`,
+        `tenant ${updated.name} (${updated.tenantId}): token audience ${updated.audience}, sign-up ${updated.signup}, passkeys for ${updated.passkeyRpId} from ${updated.passkeyOrigins.join(', ')}, pages at ${updated.pagesUrl}`,
       )
     })
 
@@ -66,4 +77,20 @@ export function registerTenants(program: Command, env: Env) {
         ctx.out.result(tenant, () => `${disabled ? 'disabled' : 'enabled'} tenant ${tenant.name} (${tenant.tenantId})`)
       })
   }
+}
+
+type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
+
+/** The pages' settings as typed: '' clears one (back to its default). */
+function pagesInput(opts: UpdateOptions): TenantPagesInput {
+  const cleared = (value: string | undefined) => (value === '' ? null : value)
+  let logo: Uint8Array | undefined
+  if (opts.logo !== undefined) {
+    try {
+      logo = readFileSync(opts.logo)
+    } catch {
+      throw new UsageError(`cannot read the logo file ${opts.logo}`)
+    }
+  }
+  return { slug: cleared(opts.slug), displayName: cleared(opts.displayName), accentColor: cleared(opts.accentColor), logoUrl: cleared(opts.logoUrl), logo }
 }

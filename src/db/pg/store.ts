@@ -175,6 +175,10 @@ function createRawPgStore(db: PgDb): Store {
         const [row] = await db.select().from(tenants).where(eq(tenants.id, id))
         return row ?? null
       },
+      async findBySlug(slug) {
+        const [row] = await db.select().from(tenants).where(eq(tenants.slug, slug))
+        return row ?? null
+      },
       list: () => db.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)),
       async setDisabledAt(id, disabledAt) {
         return db.transaction(async (tx) => {

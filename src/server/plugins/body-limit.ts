@@ -28,7 +28,18 @@ async function readText(request: Request, limit: number): Promise<string> {
   return utf8.decode(Buffer.concat(chunks))
 }
 
-export const bodyLimit = (maxBytes: number) =>
+/** A form as authd's pages send it (application/x-www-form-urlencoded): each name's first value. */
+function parseForm(text: string): Record<string, string> {
+  const form: Record<string, string> = {}
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (value.includes('\0') || name.includes('\0')) throw badRequest('A form field must not contain a NUL character')
+    form[name] ??= value
+  }
+  return form
+}
+
+/** @param formPathPrefix where HTML forms are taken (authd's pages); every other path takes JSON only */
+export const bodyLimit = (maxBytes: number, formPathPrefix?: string) =>
   new Elysia({ name: 'body-limit', seed: maxBytes })
     .onRequest(({ request }) => {
       // Elysia reads no body for GET or HEAD (and no header need be read: see observability.ts)
@@ -39,6 +50,8 @@ export const bodyLimit = (maxBytes: number) =>
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
       const text = await readText(request, maxBytes)
       if (text === '') return {}
+      // The API takes JSON only, so that no HTML form on another site can post to it.
+      if (formPathPrefix !== undefined && /^application\/x-www-form-urlencoded\b/i.test(contentType ?? '') && isUnder(request.url, formPathPrefix)) return parseForm(text)
       if (!/^application\/(.+\+)?json\b/i.test(contentType ?? '')) {
         throw badRequest('Request body must be JSON (Content-Type: application/json)')
       }
@@ -55,3 +68,8 @@ export const bodyLimit = (maxBytes: number) =>
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('Request body must be a JSON object')
       return body
     })
+
+/** Whether an absolute URL's path starts with `prefix`, without parsing the URL. */
+function isUnder(url: string, prefix: string): boolean {
+  return url.startsWith(prefix, url.indexOf('/', url.indexOf('//') + 2))
+}

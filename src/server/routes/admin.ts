@@ -9,6 +9,8 @@ import { resetMfa } from '../../core/mfa/enrolment'
 import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
 import { setTenantRelyingParty } from '../../core/passkeys/relying-party'
 import { toTenantSettingsView } from '../../core/tenants'
+import { toTenantPagesView, updateTenantPages } from '../../core/tenant-pages'
+import type { Tenant } from '../../core/types'
 import { badRequest } from '../../core/errors'
 import { withIdempotencyKey } from '../../core/idempotency'
 import { listUserSessions, revokeUserSessions } from '../../core/sessions'
@@ -162,25 +164,35 @@ export const adminRoutes = (deps: Deps) =>
         responses: responses({ status: 200, description: 'Removed', data: t.Object({ userId: t.String(), passkeyId: t.String() }) }, [401, 403, 404, 503]),
       },
     })
-    .get('/tenant', ({ tenant }) => envelope(200, 'Tenant', toTenantSettingsView(deps, tenant)), {
+    .get('/tenant', ({ tenant }) => envelope(200, 'Tenant', tenantView(deps, tenant)), {
       adminKey: true,
       detail: { summary: "The key's tenant and its settings", security: ADMIN_KEY, responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [401, 403, 503]) },
     })
     .patch(
       '/tenant',
       async ({ tenant, admin, body }) => {
-        const updated = await setTenantRelyingParty(deps, tenant.id, { rpId: body.passkeyRpId, origins: body.passkeyOrigins }, admin)
-        return envelope(200, 'Tenant updated', toTenantSettingsView(deps, updated))
+        const { passkeyRpId, passkeyOrigins, ...pages } = body
+        let updated = await updateTenantPages(deps, tenant.id, pages, admin)
+        if (passkeyRpId !== undefined || passkeyOrigins !== undefined) updated = await setTenantRelyingParty(deps, tenant.id, { rpId: passkeyRpId, origins: passkeyOrigins }, admin)
+        return envelope(200, 'Tenant updated', tenantView(deps, updated))
       },
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({ passkeyRpId: t.Optional(t.String()), passkeyOrigins: t.Optional(t.Array(t.String())) }),
+        body: t.Object({
+          passkeyRpId: t.Optional(t.String()),
+          passkeyOrigins: t.Optional(t.Array(t.String())),
+          slug: t.Optional(t.Union([t.String(), t.Null()])),
+          displayName: t.Optional(t.Union([t.String(), t.Null()])),
+          accentColor: t.Optional(t.Union([t.String(), t.Null()])),
+          logoUrl: t.Optional(t.Union([t.String(), t.Null()])),
+        }),
         detail: {
-          summary: "Change the tenant's passkey relying party",
-          description: 'passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
+          summary: "Change the tenant's settings: its pages and its passkey relying party",
+          description:
+            'slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
           security: ADMIN_KEY,
-          responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [400, 401, 403, 413, 503]),
+          responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [400, 401, 403, 409, 413, 503]),
         },
       },
     )
@@ -202,6 +214,9 @@ export const adminRoutes = (deps: Deps) =>
         },
       },
     )
+
+/** The tenant as the admin API shows it: its settings and those of its pages. */
+const tenantView = (deps: Deps, tenant: Tenant) => ({ ...toTenantSettingsView(deps, tenant), ...toTenantPagesView(deps.config, tenant) })
 
 function invalidSince(): never {
   throw badRequest('since must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T12:00:00Z')

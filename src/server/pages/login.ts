@@ -1,0 +1,100 @@
+// /t/{tenant}/login: e-mail and password, then the second factor for a user who has one (a
+// TOTP or recovery code). The same domain functions as POST /login and POST /mfa/verify, so
+// the same back-off, limits, audit events and enumeration resistance; the session they start
+// is the page session (cookies.ts).
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { login, loginWithSecondFactor, type LoginResult } from '../../core/sessions'
+import { clientActor } from '../plugins/client-ip'
+import { DEVICE_MAX_AGE_SEC, readCookie, setCookie } from './cookies'
+import { checkbox, field, form, formValue, notice, problems, type FormState } from './forms'
+import { html } from './html'
+import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
+import { missing, problemOf } from './problems'
+import { returnTarget } from './return-to'
+import type { MessageKey } from './strings'
+
+/** Notices a redirect to the login page may ask for (`?done=`). */
+const DONE: Record<string, MessageKey> = { logout: 'login.signedOut', reset: 'reset.done', invite: 'invite.done' }
+
+function loginPage(page: Page, state: FormState, returnTo: string, status = 200, retryAfter?: number) {
+  const { t } = page
+  const main = html`${notice(state)}${problems(t, state)}
+${form(
+  { action: `${page.base}/login`, token: page.token, submit: t('login.submit'), hidden: returnTo ? { return_to: returnTo } : {} },
+  field({ name: 'email', label: t('field.email'), type: 'email', autocomplete: 'username', keepValue: true }, state),
+  field({ name: 'password', label: t('field.password'), type: 'password', autocomplete: 'current-password' }, state),
+  checkbox('rememberMe', t('field.rememberMe'), state.values?.rememberMe === 'on'),
+)}
+<p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a></p>`
+  return page.render(t('login.heading', { tenant: page.tenant.displayName ?? page.tenant.name }), main, { status, retryAfter })
+}
+
+function secondFactorPage(page: Page, challengeToken: string, state: FormState, returnTo: string, status = 200, retryAfter?: number) {
+  const { t } = page
+  const main = html`${problems(t, state)}<p>${t('mfa.intro')}</p>
+${form(
+  { action: `${page.base}/login/second-factor`, token: page.token, submit: t('mfa.submit'), hidden: { challengeToken, ...(returnTo && { return_to: returnTo }) } },
+  field({ name: 'code', label: t('field.code'), autocomplete: 'one-time-code', inputmode: 'numeric' }, state),
+)}`
+  return page.render(t('mfa.title'), main, { status, retryAfter })
+}
+
+/** Signed in: the page session's cookie (and the device cookie), then on to where the user was going. */
+function signedIn(page: Page, session: LoginResult, returnTo: string | null) {
+  setCookie(page.jar, page.cookies, page.cookies.session, session.refreshToken, session.refreshMaxAgeSec)
+  setCookie(page.jar, page.cookies, page.cookies.device, session.deviceCookie, DEVICE_MAX_AGE_SEC)
+  return page.redirect(returnTo ?? `${page.base}/account`)
+}
+
+/** The return_to a sign-in form carries: kept if allowed; else the form says why and drops it. */
+function returnToOf(page: Page, raw: string): { returnTo: string | null; refused: FormState | null } {
+  const target = returnTarget(page, raw)
+  if (target !== 'refused') return { returnTo: target, refused: null }
+  return { returnTo: null, refused: { formError: page.t('login.returnTo.invalid', { tenant: page.tenant.displayName ?? page.tenant.name }) } }
+}
+
+export const loginPages = (deps: Deps) =>
+  new Elysia({ prefix: PAGE_PREFIX })
+    .use(clientActor(deps.config.trustedProxies))
+    .get('/login', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx)
+      const { returnTo, refused } = returnToOf(page, ctx.query?.return_to ?? '')
+      if (refused) return loginPage(page, refused, '', 400)
+      if (page.caller) return page.redirect(returnTo ?? `${page.base}/account`)
+      const done = DONE[ctx.query?.done ?? '']
+      return loginPage(page, done ? { notice: page.t(done) } : {}, returnTo ?? '')
+    })
+    .post('/login', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      const values = { email: formValue(ctx.body, 'email'), password: formValue(ctx.body, 'password'), rememberMe: formValue(ctx.body, 'rememberMe') }
+      const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
+      if (refused) return loginPage(page, { ...refused, values }, '', 400)
+      const empty = missing(page.t, values, ['email', 'password'])
+      if (empty) return loginPage(page, { ...empty, values }, returnTo ?? '', 400)
+      try {
+        const deviceCookie = readCookie(page.jar, page.cookies.device)
+        const answer = await login(deps, { tenant: page.tenant, email: values.email, password: values.password, rememberMe: values.rememberMe === 'on', deviceCookie }, page.actor)
+        if (answer.kind === 'mfa') return secondFactorPage(page, answer.challengeToken, {}, returnTo ?? '')
+        return signedIn(page, answer, returnTo)
+      } catch (error) {
+        const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { field: 'password', key: 'login.invalid' } })
+        return loginPage(page, { ...state, values }, returnTo ?? '', status, retryAfter)
+      }
+    })
+    .post('/login/second-factor', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      const challengeToken = formValue(ctx.body, 'challengeToken')
+      const code = formValue(ctx.body, 'code')
+      const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
+      if (refused) return loginPage(page, refused, '', 400)
+      const empty = missing(page.t, { code }, ['code'])
+      if (empty) return secondFactorPage(page, challengeToken, empty, returnTo ?? '', 400)
+      try {
+        const deviceCookie = readCookie(page.jar, page.cookies.device)
+        return signedIn(page, await loginWithSecondFactor(deps, { tenant: page.tenant, challengeToken, code, deviceCookie }, page.actor), returnTo)
+      } catch (error) {
+        const { state, status, retryAfter } = problemOf(page.t, error, { invalid_code: { field: 'code', key: 'mfa.invalid' } })
+        return secondFactorPage(page, challengeToken, state, returnTo ?? '', status, retryAfter)
+      }
+    })

@@ -1,0 +1,28 @@
+// /t/{tenant}/logout: a page with one button (signing out changes state, so it is a form sent
+// with POST, never a link another site could make the browser follow), calling logout as
+// POST /logout does: the session ends, its cookie is cleared.
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { logout } from '../../core/sessions'
+import { clientActor } from '../plugins/client-ip'
+import { clearCookie, readCookie } from './cookies'
+import { form } from './forms'
+import { html } from './html'
+import { openPage, PAGE_PREFIX, type PageRequest } from './page'
+
+export const logoutPages = (deps: Deps) =>
+  new Elysia({ prefix: PAGE_PREFIX })
+    .use(clientActor(deps.config.trustedProxies))
+    .get('/logout', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx)
+      if (!page.caller) return page.redirect(`${page.base}/login`)
+      const { t } = page
+      const main = html`<p>${t('logout.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>${form({ action: `${page.base}/logout`, token: page.token, submit: t('logout.submit') })}`
+      return page.render(t('logout.title'), main)
+    })
+    .post('/logout', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      await logout(deps, readCookie(page.jar, page.cookies.session), page.actor)
+      clearCookie(page.jar, page.cookies, page.cookies.session)
+      return page.redirect(`${page.base}/login?done=logout`)
+    })

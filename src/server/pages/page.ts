@@ -1,0 +1,123 @@
+// What every page handler starts with: the tenant its URL names, the reader's language, the
+// browser's page session (if signed in), the nonce and the anti-forgery token of this answer;
+// and, for a form sent, the checks that it came from authd's own page. Then one of render()
+// or redirect() answers. Handlers stay as thin as the API's routes: read the form, call the
+// domain function, draw the answer.
+import type { Context } from 'elysia'
+import type { Actor } from '../../core/audit'
+import type { Deps } from '../../core/deps'
+import { AppError, notFound } from '../../core/errors'
+import { relyingPartyOf } from '../../core/passkeys/relying-party'
+import { randomToken } from '../../core/secrets'
+import { authenticateSessionToken, type Caller } from '../../core/signed-in-user'
+import { findTenantForPages } from '../../core/tenant-pages'
+import type { Tenant } from '../../core/types'
+import { pageCookieNames, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
+import type { SafeHtml } from './html'
+import { layout, logoSource } from './layout'
+import { contentSecurityPolicy, formToken, newNonce, requireFormToken, requireSameOrigin, securityHeaders } from './security'
+import { chooseLanguage, translator, type Translate } from './strings'
+
+/** Every page of a tenant is under it; `:tenant` is its slug or its id. */
+export const PAGE_PREFIX = '/t/:tenant'
+
+/** The parts of Elysia's context a page reads. */
+export interface PageRequest {
+  request: Request
+  params: { tenant: string }
+  cookie: CookieJar
+  set: Context['set']
+  actor: Actor
+  body?: unknown
+  query?: Record<string, string | undefined>
+}
+
+export interface Page {
+  tenant: Tenant
+  /** `/t/{tenant}` as the URL wrote it: links to the tenant's other pages. */
+  base: string
+  t: Translate
+  actor: Actor
+  /** The signed-in user of this browser, if any. */
+  caller: Caller | null
+  cookies: PageCookieNames
+  jar: CookieJar
+  /** This answer's anti-forgery token, for its forms. */
+  token: string
+  /** This answer's CSP nonce, for a script of its own. */
+  nonce: string
+  render(title: string, main: SafeHtml, options?: { status?: number; retryAfter?: number; referrerPolicy?: 'no-referrer' }): string
+  redirect(location: string): string
+  /** The origins a sign-in may send the browser back to: authd's own and the tenant's registered ones. */
+  returnOrigins: string[]
+  /** AUTHD_PUBLIC_URL's origin. */
+  origin: string
+}
+
+/**
+ * @param form true for a POST: refused (403) unless it came from authd's own page with this
+ *   browser's token
+ */
+export async function openPage(deps: Deps, ctx: PageRequest, form = false): Promise<Page> {
+  const tenant = await findTenantForPages(deps, ctx.params.tenant)
+  if (!tenant) throw notFound()
+  const cookies = pageCookieNames(deps.config)
+  const jar = ctx.cookie
+  const caller = await signedIn(deps, jar, cookies, tenant)
+  let formCookie = readCookie(jar, cookies.form)
+  if (form) {
+    requireSameOrigin(deps.config, ctx.request)
+    requireFormToken(deps.serverKeys.hmac, formCookie, caller?.sessionId ?? null, (ctx.body as Record<string, unknown> | undefined)?._form)
+  }
+  if (!formCookie) {
+    formCookie = randomToken(32)
+    setCookie(jar, cookies, cookies.form, formCookie)
+  }
+  const t = translator(chooseLanguage(ctx.request.headers.get('accept-language')))
+  const base = `/t/${encodeURIComponent(ctx.params.tenant)}`
+  const nonce = newNonce()
+  const origin = new URL(deps.config.publicUrl).origin
+  // The tenant's registered origins are those of its passkeys' relying party: the pages and
+  // apps it runs ceremonies on (by default authd's own).
+  const returnOrigins = [...new Set([origin, ...relyingPartyOf(deps.config, tenant).origins])]
+  const page: Page = {
+    tenant,
+    base,
+    t,
+    actor: ctx.actor,
+    caller,
+    cookies,
+    jar,
+    token: formToken(deps.serverKeys.hmac, formCookie, caller?.sessionId ?? null),
+    nonce,
+    returnOrigins,
+    origin,
+    render(title, main, options = {}) {
+      const logo = logoSource(tenant, base)
+      const logoOrigin = logo?.startsWith('https:') ? [new URL(logo).origin] : []
+      Object.assign(ctx.set.headers, securityHeaders(contentSecurityPolicy(nonce, logoOrigin, returnOrigins), options.referrerPolicy ?? 'same-origin'))
+      if (options.retryAfter !== undefined) ctx.set.headers['retry-after'] = String(options.retryAfter)
+      ctx.set.status = options.status ?? 200
+      return layout({ tenant, base, t, nonce }, title, main)
+    },
+    redirect(location) {
+      ctx.set.status = 303
+      ctx.set.headers.location = location
+      return ''
+    },
+  }
+  return page
+}
+
+/** The browser's page session, if it is live and this tenant's. (A cookie that is not is
+ *  left alone: it may be another tenant's session, and signing in replaces it anyway.) */
+async function signedIn(deps: Deps, jar: CookieJar, cookies: PageCookieNames, tenant: Tenant): Promise<Caller | null> {
+  const token = readCookie(jar, cookies.session)
+  if (!token) return null
+  try {
+    return await authenticateSessionToken(deps, token, tenant.id)
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'unauthorized') return null
+    throw error
+  }
+}

@@ -1,0 +1,31 @@
+// The catalogues and the choice among them: the first language of Accept-Language (by its
+// q-values) that has a catalogue, else English. A key missing from a catalogue falls back to
+// English (tsc and test/unit/pages-strings.test.ts keep that from happening).
+import { de } from './de'
+import { en, type Catalogue, type MessageKey } from './en'
+
+export type { MessageKey }
+const CATALOGUES: Record<string, Catalogue> = { en, de }
+export const LANGUAGES = Object.keys(CATALOGUES)
+
+export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string
+
+export function chooseLanguage(acceptLanguage: string | null): string {
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';')
+      const q = Number(params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1)
+      return { language: tag.trim().toLowerCase().split('-')[0]!, q: Number.isFinite(q) ? q : 0, index }
+    })
+    .filter((entry) => entry.q > 0 && entry.language in CATALOGUES)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+  return ranked[0]?.language ?? 'en'
+}
+
+export function translator(language: string): Translate {
+  const catalogue = CATALOGUES[language] ?? en
+  return (key, values = {}) => (catalogue[key] ?? en[key]).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
+}
+
+export const catalogues = CATALOGUES

@@ -1,0 +1,120 @@
+// authd's pages in a real browser (Chromium through playwright-core) with JavaScript off, as
+// the password journeys must work: sign in, the account page, change the password, sign out,
+// forgot and reset with the OTP mailed over real SMTP, sign in with the new password. Every
+// page state met on the way (form, error, done) is checked with axe-core: no serious or
+// critical finding. axe runs on a copy of each page in a second context with JavaScript (the
+// journey's own has none), where its script is allowed past the page's CSP.
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import type { BrowserContext, Page } from 'playwright-core'
+import { silentLogger } from '../../src/log'
+import { startServer, type RunningServer } from '../../src/server/serve'
+import { runBrowserTests, sharedBrowser } from '../browser'
+import { createTestContext, PASSWORD, type TestContext } from '../helpers'
+import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
+
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+const NEW_PASSWORD = 'a brand new passphrase of mine'
+const EMAIL = 'ada@example.com'
+
+let ctx: TestContext
+let smtp: TestSmtp
+let server: RunningServer
+let noScript: BrowserContext
+let checker: BrowserContext
+let base: string
+
+beforeAll(async () => {
+  if (!runBrowserTests) return
+  smtp = await startSmtp()
+  ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_SMTP_URL: smtp.url })
+  server = await startServer(ctx.runtime, silentLogger)
+  await ctx.addUser({ email: EMAIL })
+  base = `${server.url}/t/${ctx.tenantId}`
+  const browser = await sharedBrowser()
+  noScript = await browser.newContext({ javaScriptEnabled: false })
+  checker = await browser.newContext({ bypassCSP: true })
+}, 60_000)
+
+afterAll(async () => {
+  if (!runBrowserTests) return
+  await noScript?.close()
+  await checker?.close()
+  await server?.stop()
+  await smtp?.close()
+  await ctx?.close()
+})
+
+/** The serious and critical axe findings on the page as it is now: none expected. */
+const checked: string[] = []
+async function expectAccessible(page: Page, state: string) {
+  const copy = await checker.newPage()
+  await copy.setContent(await page.content())
+  await copy.addScriptTag({ content: AXE })
+  const violations = await copy.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })
+    return result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(', ')}`)
+  })
+  await copy.close()
+  expect({ state, violations }).toEqual({ state, violations: [] })
+  checked.push(state)
+}
+
+const heading = (page: Page) => page.locator('h1').textContent()
+const fieldError = (page: Page, name: string) => page.locator(`#f-${name}-error`).textContent()
+
+describe('the pages in Chromium, JavaScript off', () => {
+  it.skipIf(!runBrowserTests)('sign in, change the password, sign out, reset it by the mailed OTP, sign in again: every state accessible', async () => {
+    const page = await noScript.newPage()
+    await page.goto(`${base}/login`)
+    await expectAccessible(page, 'login')
+    await page.getByLabel('E-mail address').fill(EMAIL)
+    await page.getByLabel('Password').fill('not the password at all')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    expect(await fieldError(page, 'password')).toBe('The e-mail address or the password is wrong.')
+    await expectAccessible(page, 'login: wrong password')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    expect(await heading(page)).toBe('Your account')
+    await expectAccessible(page, 'account')
+
+    await page.getByLabel('New password').fill('short')
+    await page.getByRole('button', { name: 'Change password' }).click()
+    expect(await fieldError(page, 'newPassword')).toBe('The password must be at least 15 characters long.')
+    await expectAccessible(page, 'account: weak password')
+    await page.getByLabel('New password').fill(NEW_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    expect(await page.locator('.notice').textContent()).toBe('Your password was changed. Your other sessions were ended.')
+    await expectAccessible(page, 'account: password changed')
+
+    await page.getByRole('link', { name: 'Sign out' }).click()
+    await expectAccessible(page, 'logout')
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    expect(await page.locator('.notice').textContent()).toBe('You are signed out.')
+    await expectAccessible(page, 'login: signed out')
+
+    await page.getByRole('link', { name: 'Forgot your password?' }).click()
+    await expectAccessible(page, 'forgot')
+    await page.getByLabel('E-mail address').fill(EMAIL)
+    await page.getByRole('button', { name: 'Send code' }).click()
+    expect(await heading(page)).toBe('Choose a new password')
+    await expectAccessible(page, 'reset: code sent')
+    await ctx.deliverMail()
+    const mail = await smtp.waitFor((m) => sentTo(EMAIL)(m) && /\b\d{6}\b/.test(m.text ?? ''))
+    await page.getByLabel('Code from the e-mail').fill(otpIn(mail) === '000000' ? '111111' : '000000')
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set new password' }).click()
+    expect(await fieldError(page, 'code')).toBe('The code is wrong or has expired. Ask for a new one if this keeps happening.')
+    await expectAccessible(page, 'reset: wrong code')
+    await page.getByLabel('Code from the e-mail').fill(otpIn(mail))
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set new password' }).click()
+    expect(await page.locator('.notice').textContent()).toBe('Your password was changed. You can sign in with it now.')
+
+    await page.getByLabel('E-mail address').fill(EMAIL)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    expect(await heading(page)).toBe('Your account')
+    expect(checked).toHaveLength(10)
+  }, 60_000)
+})

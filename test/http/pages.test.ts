@@ -1,0 +1,242 @@
+// authd's pages (product spec §20) through app.handle, as a browser without JavaScript uses
+// them (test/pages.ts): every form's bad input drawn again with the message on its field, the
+// page session (listed and ended like any session), and the guards: forms from another site,
+// the CSP, return_to, and the forgot page that answers alike for every address.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
+import { inviteUser } from '../../src/core/setup-password'
+import { updateTenantPages } from '../../src/core/tenant-pages'
+import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
+import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
+
+const NEW_PASSWORD = 'a brand new passphrase of mine'
+let ctx: TestContext
+let email: string
+let browser: PageBrowser
+let base: string
+beforeEach(async () => {
+  ctx = await createTestContext()
+  email = (await ctx.addUser({ email: 'ada@example.com' })).email
+  browser = new PageBrowser(ctx)
+  base = `/t/${ctx.tenantId}`
+})
+afterEach(() => ctx.close())
+
+async function signIn(password = PASSWORD): Promise<PageAnswer> {
+  return browser.submit(await browser.get(`${base}/login`), '/login', { email, password })
+}
+
+describe('login page', () => {
+  it('draws an empty field, a malformed address and a wrong password again with the message on the field; the right one signs in', async () => {
+    const page = await browser.get(`${base}/login`)
+    expect(page.status).toBe(200)
+    const empty = await browser.submit(page, '/login', { email: '', password: '' })
+    expect({ status: empty.status, email: fieldError(empty.html, 'email'), password: fieldError(empty.html, 'password') }).toEqual({ status: 400, email: 'Fill in this field.', password: 'Fill in this field.' })
+    expect(empty.html).toContain('aria-describedby="f-email-error" aria-invalid="true"')
+    const malformed = await browser.submit(page, '/login', { email: 'not an address', password: PASSWORD })
+    expect({ status: malformed.status, email: fieldError(malformed.html, 'email') }).toEqual({ status: 400, email: 'Enter an e-mail address such as name@example.com.' })
+    const wrong = await browser.submit(page, '/login', { email, password: 'not the password at all' })
+    expect({ status: wrong.status, password: fieldError(wrong.html, 'password') }).toEqual({ status: 401, password: 'The e-mail address or the password is wrong.' })
+    // The address is kept; the password never comes back.
+    expect(wrong.html).toContain('value="ada@example.com"')
+    expect(wrong.html).not.toContain('not the password at all')
+    const signedIn = await signIn()
+    expect({ status: signedIn.status, location: signedIn.location }).toEqual({ status: 303, location: `${base}/account` })
+    expect(browser.cookies.has('authd_session')).toBe(true)
+    const account = await browser.get(`${base}/account`)
+    expect(account.html).toContain('<dd>ada@example.com</dd>')
+  })
+
+  it('is a session like any other: listed by GET /sessions, ended by logout-all; logout ends it', async () => {
+    await signIn()
+    const api = (await loginFor(ctx, email)).json.data.response.accessToken
+    const sessions = await ctx.call('GET', '/api/v1/auth/sessions', { headers: { authorization: `Bearer ${api}` } })
+    expect(sessions.json.data).toHaveLength(2)
+    expect((await browser.get(`${base}/account`)).status).toBe(200)
+    expect((await ctx.call('POST', '/api/v1/auth/logout-all', { headers: { authorization: `Bearer ${api}` } })).status).toBe(200)
+    expect((await browser.get(`${base}/account`)).location).toBe(`${base}/login`)
+
+    await signIn()
+    const account = await browser.get(`${base}/account`)
+    const loggedOut = await browser.submit(await browser.get(`${base}/logout`), '/logout', {})
+    expect(loggedOut.location).toBe(`${base}/login?done=logout`)
+    expect(noticeText((await browser.get(loggedOut.location!)).html)).toBe('You are signed out.')
+    expect(browser.cookies.has('authd_session')).toBe(false)
+    const [row] = await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM refresh_families WHERE revoked_at IS NULL')
+    expect(Number(row!.n)).toBe(0)
+    expect(account.status).toBe(200)
+  })
+
+  it('asks a user with TOTP for the second factor: a wrong code on its field, the right one signs in', async () => {
+    const token = (await loginFor(ctx, email)).json.data.response.accessToken
+    const bearer = { authorization: `Bearer ${token}` }
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer })).json.data
+    expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: totpCode(secret, totpStep(ctx.clock.now())) } })).status).toBe(200)
+    ctx.clock.advance(30)
+    const challenge = await signIn()
+    expect({ status: challenge.status, cookie: browser.cookies.has('authd_session') }).toEqual({ status: 200, cookie: false })
+    expect(challenge.html).toContain('<h1>Two-step verification</h1>')
+    const wrong = await browser.submit(challenge, '/login/second-factor', { code: '000000' === totpCode(secret, totpStep(ctx.clock.now())) ? '111111' : '000000' })
+    expect({ status: wrong.status, code: fieldError(wrong.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong, or this sign-in has expired. Enter a new code, or sign in again.' })
+    const passed = await browser.submit(wrong, '/login/second-factor', { code: totpCode(secret, totpStep(ctx.clock.now())) })
+    expect({ status: passed.status, location: passed.location, cookie: browser.cookies.has('authd_session') }).toEqual({ status: 303, location: `${base}/account`, cookie: true })
+  })
+})
+
+describe('forms from another site', () => {
+  it.each([
+    ['an Origin of another site', { origin: 'https://evil.example' }, true],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }, true],
+    ['Origin: null without Sec-Fetch-Site', { origin: 'null' }, true],
+    ['no anti-forgery token', { origin: 'http://localhost' }, false],
+  ])('are refused (403, no session): %s', async (_, headers, withToken) => {
+    const page = await browser.get(`${base}/login`)
+    const token = withToken ? formOn(page.html, '/login').hidden : {}
+    const refused = await browser.post(`${base}/login`, { ...token, email, password: PASSWORD }, headers as Record<string, string>)
+    expect({ status: refused.status, type: refused.headers.get('content-type') }).toEqual({ status: 403, type: 'text/html; charset=utf-8' })
+    expect(refused.html).toContain('This form was sent from another site, or it is too old.')
+    expect(browser.cookies.has('authd_session')).toBe(false)
+  })
+
+  it("refuses a signed-out browser's token once signed in (the token is bound to the session)", async () => {
+    const loginPage = await browser.get(`${base}/login`)
+    await signIn()
+    const stale = await browser.post(`${base}/account/logout-all`, formOn(loginPage.html, '/login').hidden)
+    expect(stale.status).toBe(403)
+  })
+})
+
+describe('every page', () => {
+  it('carries a CSP of its own nonce, refuses framing and loads nothing from elsewhere', async () => {
+    for (const path of ['/login', '/forgot', '/reset', '/invite']) {
+      const page = await browser.get(`${base}${path}`)
+      const csp = page.headers.get('content-security-policy')!
+      const nonce = /style-src 'nonce-([^']+)'/.exec(csp)![1]
+      expect(csp).toStartWith("default-src 'none'; ")
+      expect(csp).toContain("frame-ancestors 'none'")
+      expect(page.html).toContain(`<style nonce="${nonce}">`)
+      expect(page.headers.get('x-frame-options')).toBe('DENY')
+      expect(page.headers.get('cache-control')).toBe('no-store')
+      expect(page.html).not.toMatch(/(src|href)="(https?:)?\/\//)
+    }
+    expect((await browser.get(`${base}/invite`)).headers.get('referrer-policy')).toBe('no-referrer')
+  })
+
+  it('is found by the slug the admin gives the tenant; an unknown tenant is an HTML 404', async () => {
+    await updateTenantPages(ctx.runtime, ctx.tenantId, { slug: 'Acme', displayName: 'Acme Corp', accentColor: '#FFD700' })
+    const page = await browser.get('/t/acme/login')
+    expect(page.html).toContain('<h1>Sign in to Acme Corp</h1>')
+    // A light accent gets dark text on its buttons.
+    expect(page.html).toContain('--accent: #ffd700; --on-accent: #000000;')
+    const unknown = await browser.get('/t/nobody/login')
+    expect({ status: unknown.status, type: unknown.headers.get('content-type') }).toEqual({ status: 404, type: 'text/html; charset=utf-8' })
+    expect(unknown.html).toContain('There is no such page.')
+  })
+
+  it('speaks German to a browser that asks for it', async () => {
+    const german = new PageBrowser(ctx, { 'accept-language': 'fr;q=0.9, de-CH;q=0.8, en;q=0.5' })
+    const page = await german.get(`${base}/login`)
+    expect(page.html).toContain('<html lang="de">')
+    const wrong = await german.submit(page, '/login', { email, password: 'not the password at all' })
+    expect(fieldError(wrong.html, 'password')).toBe('Die E-Mail-Adresse oder das Passwort ist falsch.')
+  })
+})
+
+describe('return_to', () => {
+  it("follows a path of authd's or a registered origin, and refuses any other site", async () => {
+    const to = (returnTo: string) => browser.get(`${base}/login?return_to=${encodeURIComponent(returnTo)}`)
+    for (const evil of ['https://evil.example/x', '//evil.example/x', '/\\evil.example/x', '/\t/evil.example/x', 'javascript:alert(1)']) {
+      const refused = await to(evil)
+      expect({ evil, status: refused.status, problem: problemText(refused.html) }).toEqual({
+        evil,
+        status: 400,
+        problem: 'There is a problem This sign-in link leads to a site that is not registered for Acme. Sign in here instead.',
+      })
+      expect(refused.html).not.toContain('name="return_to"')
+    }
+    // Sent in the form itself, it is refused too.
+    const forged = await browser.submit(await browser.get(`${base}/login`), '/login', { email, password: PASSWORD, return_to: 'https://evil.example/' })
+    expect({ status: forged.status, location: forged.location }).toEqual({ status: 400, location: null })
+    const allowed = await browser.submit(await to('http://127.0.0.1:3000/after?x=1'), '/login', { email, password: PASSWORD })
+    expect(allowed.location).toBe('http://127.0.0.1:3000/after?x=1')
+  })
+})
+
+describe('forgot and reset pages', () => {
+  it('answer a registered and an unknown address with the same page after the same store calls; only the registered one gets a code', async () => {
+    const calls = recordStoreCalls(ctx.runtime.store)
+    const answer = async (address: string) => {
+      calls.length = 0
+      const page = await browser.submit(await browser.get(`${base}/forgot`), '/forgot', { email: address })
+      ctx.clock.advance(61)
+      return { status: page.status, html: page.html.replace(/nonce="[^"]*"/g, 'nonce').replaceAll(address, 'ADDRESS'), calls: calls.map((c) => c.name) }
+    }
+    const registered = await answer(email)
+    const unknown = await answer('nobody@example.com')
+    expect(unknown).toEqual(registered)
+    expect(noticeText(registered.html)).toBe('If the e-mail address is registered, a code was sent to it. It is valid for 10 minutes.')
+    const mails = await queryDatabase<{ recipient: string }>(ctx, "SELECT recipient FROM mail_outbox WHERE kind = 'password-reset-otp'")
+    expect(mails.map((m) => m.recipient)).toEqual([email])
+  })
+
+  it('puts a wrong code and a weak password on their fields; the right code sets the password', async () => {
+    const code = await requestOtp(ctx, email)
+    const page = await browser.get(`${base}/reset`)
+    const wrong = await browser.submit(page, '/reset', { email, code: code === '000000' ? '111111' : '000000', newPassword: NEW_PASSWORD })
+    expect({ status: wrong.status, code: fieldError(wrong.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong or has expired. Ask for a new one if this keeps happening.' })
+    const weak = await browser.submit(page, '/reset', { email, code, newPassword: 'short' })
+    expect({ status: weak.status, newPassword: fieldError(weak.html, 'newPassword') }).toEqual({ status: 400, newPassword: 'The password must be at least 15 characters long.' })
+    const done = await browser.submit(page, '/reset', { email, code: code.replace(/(\d{3})/, '$1 '), newPassword: NEW_PASSWORD })
+    expect(done.location).toBe(`${base}/login?done=reset`)
+    expect((await signIn(NEW_PASSWORD)).location).toBe(`${base}/account`)
+  })
+})
+
+describe('account page', () => {
+  it('changes the password after the step-up form once the login is older than 5 minutes; ends another session', async () => {
+    await signIn()
+    await loginFor(ctx, email)
+    ctx.clock.advance(6 * 60)
+    const account = await browser.get(`${base}/account`)
+    expect(account.html).toContain('Confirm it is you')
+    expect(() => formOn(account.html, '/account/password')).toThrow()
+    // A password change sent anyway (the page was open for long) is refused by the domain.
+    const early = await browser.post(`${base}/account/password`, { ...formOn(account.html, '/account/reauthenticate').hidden, newPassword: NEW_PASSWORD })
+    expect({ status: early.status, problem: problemText(early.html) }).toEqual({ status: 403, problem: 'There is a problem Before you change your password, enter your current one.' })
+    const wrong = await browser.submit(account, '/account/reauthenticate', { password: 'not the password at all' })
+    expect({ status: wrong.status, password: fieldError(wrong.html, 'password') }).toEqual({ status: 400, password: 'The password is wrong.' })
+    const proved = await browser.submit(account, '/account/reauthenticate', { password: PASSWORD })
+    expect(proved.location).toBe(`${base}/account?done=reauth`)
+    const fresh = await browser.get(proved.location!)
+    const weak = await browser.submit(fresh, '/account/password', { newPassword: 'ada@example.com and more' })
+    expect(fieldError(weak.html, 'newPassword')).toBe('The password must not contain your e-mail address.')
+    // The other session (the API login) is listed with an End button.
+    const other = formOn(fresh.html, '/account/sessions/end')
+    const ended = await browser.submit(fresh, '/account/sessions/end', {})
+    expect(ended.location).toBe(`${base}/account?done=session`)
+    const again = await browser.post(`${base}/account/sessions/end`, other.hidden)
+    expect({ status: again.status, problem: problemText(again.html) }).toEqual({ status: 404, problem: 'There is a problem That session was already ended.' })
+    const changed = await browser.submit(fresh, '/account/password', { newPassword: NEW_PASSWORD })
+    expect(changed.location).toBe(`${base}/account?done=password`)
+    expect(noticeText((await browser.get(changed.location!)).html)).toBe('Your password was changed. Your other sessions were ended.')
+  })
+})
+
+describe('invite page', () => {
+  it('is where the invitation mail links; a bad token is on its field; the setup token sets the password', async () => {
+    const invited = (await ctx.addUser({ email: 'grace@example.com', password: undefined })).userId
+    const { setupToken } = await inviteUser(ctx.runtime, invited)
+    const [mail] = await queryDatabase<{ text_body: string }>(ctx, "SELECT text_body FROM mail_outbox WHERE kind = 'invitation' ORDER BY created_at DESC LIMIT 1")
+    expect(mail!.text_body).toContain(`Set your password here: http://127.0.0.1:3000/t/${ctx.tenantId}/invite#token=${setupToken}`)
+    const page = await browser.get(`${base}/invite`)
+    const bad = await browser.submit(page, '/invite', { token: 'not-a-token', newPassword: NEW_PASSWORD })
+    expect({ status: bad.status, token: fieldError(bad.html, 'token') }).toEqual({ status: 401, token: 'This invitation is invalid, has expired or was used already. Ask for a new one.' })
+    const weak = await browser.submit(page, '/invite', { token: setupToken, newPassword: 'short' })
+    expect({ status: weak.status, newPassword: fieldError(weak.html, 'newPassword') }).toEqual({ status: 400, newPassword: 'The password must be at least 15 characters long.' })
+    expect(weak.html).not.toContain(setupToken)
+    const done = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
+    expect(done.location).toBe(`${base}/login?done=invite`)
+    const used = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
+    expect(problemText(used.html)).toBe('There is a problem Your account has a password already. Sign in with it.')
+  })
+})
