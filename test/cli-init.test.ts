@@ -128,7 +128,7 @@ describe('authd init', () => {
     expect(done.code).toBe(0)
     expect(done.stdout).toMatch(/API key {9}authd_\S+ {3}\(shown once/)
     expect((await authd(['--json', 'tenants', 'list'])).json.map((t: { name: string }) => t.name)).toEqual(['Acme'])
-  })
+  }, 30_000)
 
   it('ends with the command to start the server, with the options it was given (--env-file)', async () => {
     const data = join(dir, 'data')
