@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/users'
-import { createTestContext, PASSWORD, type TestContext } from '../helpers'
+import { SQL } from 'bun'
+import { createTestContext, PASSWORD, TEST_ENGINE, type TestContext } from '../helpers'
 
 let ctx: TestContext
 afterEach(() => ctx?.close())
@@ -76,5 +77,31 @@ describe('a login whose password was checked before a change', () => {
     held.release()
     expect((await late).status).toBe(401)
     expect((await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).status).toBe(201)
+  })
+})
+
+describe('a session written while a change of the user is committing elsewhere', () => {
+  // SQLite has one writer: a session's transaction reads the epoch under the write lock, after
+  // any change. PostgreSQL reads committed rows without waiting, unless told to.
+  it.skipIf(TEST_ENGINE !== 'postgres')('waits for the change and then writes nothing (PostgreSQL: the user row read FOR SHARE)', async () => {
+    ctx = await createTestContext()
+    const { userId } = await ctx.addUser()
+    const user = (await ctx.runtime.store.users.get(userId))!
+    // Another connection moves the epoch (as a new password does) and has not committed yet.
+    const sql = new SQL(ctx.runtime.config.postgresUrl!, { max: 1 })
+    const change = await sql.reserve()
+    await change`BEGIN`
+    await change`UPDATE users SET session_epoch = session_epoch + 1 WHERE id = ${userId}`
+    const now = Date.now()
+    const familyId = Bun.randomUUIDv7()
+    const family = { id: familyId, userId, tenantId: user.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, amr: 'pwd', authAt: now }
+    const token = { id: Bun.randomUUIDv7(), familyId, tokenHash: Bun.randomUUIDv7(), createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k', ip: null, userAgent: null }
+    const started = ctx.runtime.store.sessions.createFamily(family, token, user.sessionEpoch)
+    await Bun.sleep(300)
+    await change`COMMIT`
+    change.release()
+    await sql.close()
+    expect(await started).toBe(false)
+    expect(await ctx.runtime.store.sessions.findSession(familyId)).toBeNull()
   })
 })

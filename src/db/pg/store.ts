@@ -50,12 +50,15 @@ export function createPgStore(db: PgDb): Store {
 const p = sql.placeholder
 
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
-// A session is started only at the user's session epoch its proof was checked at ($29): the
-// family is inserted from a row that exists only then, and everything else follows the family.
+// A session is started only at the user's session epoch its proof was checked at ($19): the
+// family is inserted from the user's row only while its epoch is that one, read FOR SHARE so
+// that a change moving the epoch (a new password, TOTP on, a disable) in flight is waited for
+// and the row read again after it: under READ COMMITTED a plain read would see the epoch
+// before the change commits, and the change's revocation would not see this session.
 const CREATE_FAMILY = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
-    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int
+    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int FOR SHARE
     RETURNING id
   )
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
@@ -69,7 +72,7 @@ const CREATE_FAMILY = `
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
-    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int
+    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int FOR SHARE
     RETURNING id
   ), token AS (
     INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
