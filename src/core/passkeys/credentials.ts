@@ -94,8 +94,8 @@ export async function checkAssertion(input: { response: AuthenticationResponseJS
 
 /** A discoverable credential names its user (the userID of its registration): it must be the
  *  passkey's own user. Absent, the credential id alone identifies it. */
-export function userHandleMatches(userHandle: string | undefined, userId: string): boolean {
-  return userHandle === undefined || userHandle === isoBase64URL.fromUTF8String(userId)
+export function userHandleMatches(userHandle: string | null | undefined, userId: string): boolean {
+  return userHandle === undefined || userHandle === null || userHandle === isoBase64URL.fromUTF8String(userId)
 }
 
 /**

@@ -1,10 +1,9 @@
 // Signing in with a passkey alone (product spec §19): request options with a challenge bound to
 // the tenant, then the assertion, verified by @simplewebauthn/server with user verification
-// required. Without an e-mail the credential is discoverable (the browser's autofill may offer
-// it); with one, the user's credentials are listed, and an address with none gets a decoy id
-// derived from it, so the options do not tell which addresses have passkeys. A challenge is
-// spent by its first use; an unknown credential and a bad signature get the same 401; every
-// assertion is a guess counted before it is judged (§18).
+// required. The credential is always discoverable (the browser's autofill may offer it), so
+// the options are the same for every address. A challenge is spent by its first use; an
+// unknown credential and a bad signature get the same 401; every assertion is a guess counted
+// before it is judged (§18).
 import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { accountGuessChecks, inAccountTurn } from '../account-guesses'
 import { auditEvent, maskEmail, type Actor } from '../audit'
@@ -12,7 +11,6 @@ import type { Deps } from '../deps'
 import { issueDeviceCookie } from '../device-cookies'
 import { badRequest, unauthorized, userDisabled } from '../errors'
 import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, type Rule } from '../limits'
-import { hmacSha256 } from '../secrets'
 import { startSession, type LoginResult } from '../sessions'
 import type { Tenant } from '../types'
 import { normaliseEmail } from '../users'
@@ -21,17 +19,16 @@ import { relyingPartyOf } from './relying-party'
 
 type SignInDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys' | 'limitRules' | 'refusals' | 'guessTurns' | 'events'>
 
-/** POST /passkeys/login/options */
+/**
+ * POST /passkeys/login/options: the same options whatever e-mail is given (it is checked as an
+ * address, nothing more). Every authd passkey is discoverable (registered with a resident key),
+ * so the browser finds the user's own without a list, and a list would tell who has passkeys:
+ * by its entries, and by the back-off a real credential id meets and a decoy does not.
+ */
 export async function startPasskeySignIn(deps: SignInDeps, tenant: Tenant, email: unknown): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+  if (email !== undefined) normaliseEmail(email)
   const rp = relyingPartyOf(deps.config, tenant)
-  let allowCredentials: Array<{ id: string; transports?: string[] }> | undefined
-  if (email !== undefined) {
-    const address = normaliseEmail(email)
-    const user = await deps.store.users.findByEmail(tenant.id, address)
-    const held = await deps.store.passkeys.listByUser(user && user.disabledAt === null ? user.id : '')
-    allowCredentials = held.length > 0 ? held.map((p) => ({ id: p.credentialId, transports: JSON.parse(p.transports) as string[] })) : [{ id: hmacSha256(deps.serverKeys.hmac, `passkey-decoy:${tenant.id}:${address}`), transports: ['internal', 'hybrid'] }]
-  }
-  const options = await generateAuthenticationOptions({ rpID: rp.rpId, allowCredentials, userVerification: 'required', timeout: CEREMONY_TTL_MS })
+  const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'required', timeout: CEREMONY_TTL_MS })
   const now = deps.clock.now()
   const challengeId = Bun.randomUUIDv7()
   await deps.store.passkeys.createChallenge({ id: challengeId, tenantId: tenant.id, userId: null, purpose: 'login', challenge: options.challenge, createdAt: now, expiresAt: now + CEREMONY_TTL_MS, spentAt: null })
