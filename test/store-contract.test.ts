@@ -528,11 +528,16 @@ for (const [engine, define, open] of engines) {
       expect(racing.filter((r) => r === 'added')).toHaveLength(2)
       expect(racing.filter((r) => r === 'too-many')).toHaveLength(4)
       expect(await e.store.passkeys.listByUser(u.id)).toHaveLength(3)
-      // A use moves the counter forward only.
-      const [first] = await e.store.passkeys.listByUser(u.id)
-      await e.store.passkeys.recordUse(first!.id, 9, now + 1)
-      await second.passkeys.recordUse(first!.id, 4, now + 2)
-      expect(await e.store.passkeys.findByCredentialId(t.id, first!.credentialId)).toMatchObject({ counter: 9, lastUsedAt: now + 2 })
+      // A use moves the counter forward only: of uses racing with one counter, one is recorded;
+      // a lower counter is refused; 0 after 0 (a synced passkey) is recorded each time.
+      const [first, other] = await e.store.passkeys.listByUser(u.id)
+      const raced = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : e.store).passkeys.recordUse(first!.id, 9, now + 1)))
+      expect(raced.filter(Boolean)).toHaveLength(1)
+      expect(await second.passkeys.recordUse(first!.id, 4, now + 2)).toBe(false)
+      expect(await e.store.passkeys.findByCredentialId(t.id, first!.credentialId)).toMatchObject({ counter: 9, lastUsedAt: now + 1 })
+      expect(await e.store.passkeys.recordUse(other!.id, 0, now + 3)).toBe(true)
+      expect(await second.passkeys.recordUse(other!.id, 0, now + 4)).toBe(true)
+      expect(await e.store.passkeys.findByCredentialId(t.id, other!.credentialId)).toMatchObject({ counter: 0, lastUsedAt: now + 4 })
     }))
 
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {

@@ -237,8 +237,13 @@ export interface PasskeyStore {
   rename(id: string, userId: string, name: string): Promise<Passkey | null>
   /** Removes the user's passkey with the audit event; false if the user has no such passkey. */
   remove(id: string, userId: string, audit: AuditEvent): Promise<boolean>
-  /** Records a sign-in with the passkey: the time, and its signature counter if higher than the stored one. */
-  recordUse(id: string, counter: number, now: number): Promise<void>
+  /**
+   * Records a sign-in with the passkey, its time and signature counter, only if the counter
+   * moved forward (or both it and the stored one are 0, as synced passkeys send): false when
+   * another sign-in got there first with this counter or a higher one, the sign of a cloned
+   * authenticator racing its original.
+   */
+  recordUse(id: string, counter: number, now: number): Promise<boolean>
   createChallenge(challenge: WebauthnChallenge): Promise<void>
   /** Spends a ceremony's challenge by its first use, if it is the tenant's, of this purpose, and
    *  live; returns it, or null (unknown, spent, expired, another tenant's). */

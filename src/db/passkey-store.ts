@@ -1,13 +1,16 @@
 // Passkeys over SQLite (core/passkeys). The conditional writes here are what make a ceremony's
 // challenge work once, a credential id register once, and a user hold at most `max` passkeys,
 // however many requests race.
-import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { PasskeyStore } from '../core/store'
 import type { Passkey } from '../core/types'
 import type { Db } from './client'
 import { changesOf, immediate, isUniqueViolation } from './helpers'
 import { toAuditRow } from './limit-audit-stores'
 import { auditEvents, mailOutbox, passkeys, webauthnChallenges } from './schema'
+
+/** The stored counter may become `counter`: it is lower, or both are 0 (a synced passkey). */
+const counterMovesTo = (counter: number) => or(lt(passkeys.counter, counter), and(eq(passkeys.counter, 0), sql`${counter} = 0`))
 
 export function createPasskeyStore(db: Db): PasskeyStore {
   const byCredential = db
@@ -48,7 +51,7 @@ export function createPasskeyStore(db: Db): PasskeyStore {
       })
     },
     async recordUse(id, counter, now) {
-      await immediate(db, () => db.update(passkeys).set({ counter: sql`max(${passkeys.counter}, ${counter})`, lastUsedAt: now }).where(eq(passkeys.id, id)).run())
+      return immediate(db, () => changesOf(db.update(passkeys).set({ counter, lastUsedAt: now }).where(and(eq(passkeys.id, id), counterMovesTo(counter))).run()) === 1)
     },
     async createChallenge(challenge) {
       await immediate(db, () => db.insert(webauthnChallenges).values(challenge).run())

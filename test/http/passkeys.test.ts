@@ -183,6 +183,11 @@ describe('signing in with a passkey alone', () => {
     expect(audited).toHaveLength(2)
     const d = await loginOptions()
     expect((await signIn(d.challengeId, authenticator.assert(d.options, { counter: 8 }))).status).toBe(201)
+    // A clone racing its original: assertions with one counter sent at once; one signs in.
+    const racing = await Promise.all([loginOptions(), loginOptions(), loginOptions()])
+    const answers = await Promise.all(racing.map((r, i) => signIn(r.challengeId, authenticator.assert(r.options, { counter: 9 }), { peer: `10.3.0.${i}` })))
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 401, 401])
+    expect(await queryDatabase<{ type: string }>(ctx, "SELECT type FROM audit_events WHERE type = 'passkey.counter_regressed'")).toHaveLength(4)
   })
 
   it('refuses a disabled user (403) after a valid assertion only', async () => {

@@ -144,8 +144,7 @@ async function judgeChallenge(
   const won = await judged(deps, guess, async () => {
     if (!(await deps.store.mfa.spendChallenge(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS))) return false
     if (matched.kind !== 'passkey') return spendSecondFactor(deps, user, tenant, matched, 'login')
-    await deps.store.passkeys.recordUse(matched.passkey.id, matched.newCounter, now)
-    return true
+    return deps.store.passkeys.recordUse(matched.passkey.id, matched.newCounter, now)
   })
   if (!won) {
     await settle(deps, guess, 'unjudged')

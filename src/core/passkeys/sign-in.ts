@@ -65,18 +65,21 @@ export async function signInWithPasskey(
       passkey && user && userHandleMatches(response.response.userHandle, user.id)
         ? await checkAssertion({ response, passkey, challenge: challenge.challenge, rp: relyingPartyOf(deps.config, tenant), requireUserVerification: true })
         : ({ ok: false, reason: 'invalid' } as const)
-    if (!proof.ok) {
-      const type = proof.reason === 'counter-regressed' ? 'passkey.counter_regressed' : 'login.failed'
-      await settle(deps, guess, 'failure', auditEvent(deps, type, actor, { ...about, detail: { ...about.detail, reason: passkey ? proof.reason : 'unknown-credential', ...(passkey && { passkeyId: passkey.id }) } }))
+    const refuse = async (reason: string) => {
+      const type = reason === 'counter-regressed' ? 'passkey.counter_regressed' : 'login.failed'
+      await settle(deps, guess, 'failure', auditEvent(deps, type, actor, { ...about, detail: { ...about.detail, reason, ...(passkey && { passkeyId: passkey.id }) } }))
       deps.events.notify({ kind: 'login', outcome: 'failed' })
-      throw unauthorized()
+      return unauthorized()
     }
+    if (!proof.ok) throw await refuse(passkey ? proof.reason : 'unknown-credential')
     const signedIn = user!
     if (signedIn.disabledAt !== null) {
       await settle(deps, guess, 'success', auditEvent(deps, 'login.failed', actor, { ...about, detail: { ...about.detail, reason: 'user-disabled' } }))
       throw userDisabled()
     }
-    await deps.store.passkeys.recordUse(passkey!.id, proof.newCounter, now)
+    // Checked against the stored counter again as it is written: two assertions with one
+    // counter (a clone and its original) can both pass the check above at once.
+    if (!(await deps.store.passkeys.recordUse(passkey!.id, proof.newCounter, now))) throw await refuse('counter-regressed')
     const session = await startSession(deps, signedIn, tenant, rememberMe, actor, passkeyAmr(passkey!, proof.userVerified), {
       ...sessionLimitUpdates(settleGuess(deps, guess, 'success')),
       audit: auditEvent(deps, 'login.succeeded', actor, { ...about, detail: { ...about.detail, passkeyId: passkey!.id, rememberMe } }),

@@ -1,7 +1,7 @@
 // Passkeys over PostgreSQL: the SQLite rules (../passkey-store.ts). A user's passkeys are
 // counted under an advisory lock on the user, so two registrations racing on any instances
 // cannot both pass the limit; the other rules are single conditional statements.
-import { and, asc, count, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { PasskeyStore } from '../../core/store'
 import type { PgDb } from './client'
 import { isPgUniqueViolation } from './client'
@@ -46,10 +46,12 @@ export function createPgPasskeyStore(db: PgDb): PasskeyStore {
       })
     },
     async recordUse(id, counter, now) {
-      await db
+      const moved = await db
         .update(passkeys)
-        .set({ counter: sql`greatest(${passkeys.counter}, ${counter}::bigint)`, lastUsedAt: now })
-        .where(eq(passkeys.id, id))
+        .set({ counter, lastUsedAt: now })
+        .where(and(eq(passkeys.id, id), or(lt(passkeys.counter, counter), and(eq(passkeys.counter, 0), sql`${counter}::bigint = 0`))))
+        .returning({ id: passkeys.id })
+      return moved.length === 1
     },
     async createChallenge(challenge) {
       await db.insert(webauthnChallenges).values(challenge)
