@@ -304,8 +304,8 @@ describe('step-up: a stolen token cannot change how the account is protected (§
     expect(ctx.clock.now() - Date.parse(proved.json.data.authTime)).toBeLessThan(5000)
     expect((await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).status).toBe(200)
     // Neither both proofs nor none.
-    expect((await reauthenticate(token, {})).json).toEqual({ statusCode: 400, message: 'Give either password or code', data: null })
-    expect((await reauthenticate(token, { password: PASSWORD, code: '123456' })).json).toEqual({ statusCode: 400, message: 'Give either password or code', data: null })
+    expect((await reauthenticate(token, {})).json).toEqual({ statusCode: 400, message: 'Give exactly one of password, code, or a passkey response with its challengeId', data: null })
+    expect((await reauthenticate(token, { password: PASSWORD, code: '123456' })).json).toEqual({ statusCode: 400, message: 'Give exactly one of password, code, or a passkey response with its challengeId', data: null })
   })
 
   it('refuses to turn the factor off in an old session, and a current code (once) proves the session again', async () => {

@@ -245,6 +245,30 @@ describe('managing passkeys', () => {
     expect((await signIn(challengeId, authenticator.assert(options))).json).toEqual(unauthorized)
   })
 
+  it('proves the user again for step-up (POST /reauthenticate): only the user\'s own passkey, verified, for a live challenge', async () => {
+    const mine = new SoftwareAuthenticator(RP_ID, ORIGIN)
+    const token = await accessToken()
+    expect((await register(mine, token)).status).toBe(201)
+    const { email: other } = await ctx.addUser({ email: 'grace@example.com' })
+    const otherToken = (await ctx.call('POST', '/api/v1/auth/login', { body: { email: other, password: PASSWORD } })).json.data.response.accessToken
+    const theirs = new SoftwareAuthenticator(RP_ID, ORIGIN)
+    expect((await register(theirs, otherToken)).status).toBe(201)
+    ctx.clock.advance(5 * 60 + 1)
+    const reauth = (body: unknown) => ctx.call('POST', '/api/v1/auth/reauthenticate', { headers: bearer(token), body })
+    const wrong = { statusCode: 400, message: 'Invalid password or code', data: null }
+    const another = await loginOptions()
+    expect((await reauth({ challengeId: another.challengeId, response: theirs.assert(another.options) })).json).toEqual(wrong)
+    const unverified = await loginOptions()
+    expect((await reauth({ challengeId: unverified.challengeId, response: mine.assert(unverified.options, { userVerified: false }) })).json).toEqual(wrong)
+    expect((await reauth({ challengeId: unverified.challengeId, response: mine.assert(unverified.options) })).json).toEqual(wrong)
+    expect((await reauth({ challengeId: 'x', response: { id: 1 } })).status).toBe(400)
+    expect((await ctx.call('POST', '/api/v1/auth/passkeys/register/options', { headers: bearer(token) })).status).toBe(403)
+    const live = await loginOptions()
+    const proved = await reauth({ challengeId: live.challengeId, response: mine.assert(live.options) })
+    expect(proved.json).toMatchObject({ statusCode: 200, message: 'Reauthenticated' })
+    expect((await ctx.call('POST', '/api/v1/auth/passkeys/register/options', { headers: bearer(token) })).status).toBe(200)
+  })
+
   it('through the admin API: list and delete a user’s passkeys, and set the relying party', async () => {
     const authenticator = new SoftwareAuthenticator(RP_ID, ORIGIN)
     const { passkeyId } = (await register(authenticator)).json.data

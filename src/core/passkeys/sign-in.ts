@@ -4,7 +4,7 @@
 // the options are the same for every address. A challenge is spent by its first use; an
 // unknown credential and a bad signature get the same 401; every assertion is a guess counted
 // before it is judged (§18).
-import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
+import { generateAuthenticationOptions, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { accountGuessChecks, inAccountTurn } from '../account-guesses'
 import { auditEvent, maskEmail, type Actor } from '../audit'
 import type { Deps } from '../deps'
@@ -87,4 +87,24 @@ export async function signInWithPasskey(
     deps.events.notify({ kind: 'login', outcome: 'succeeded' })
     return { ...session, deviceCookie: accountChecks?.device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, signedIn.email) }
   })
+}
+
+/**
+ * A step-up proof with a passkey (POST /reauthenticate, §18): an assertion, with user
+ * verification, for a challenge of POST /passkeys/login/options, by one of this user's own
+ * passkeys. The challenge is spent by the time this returns, whatever the answer.
+ */
+export async function provePasskey(
+  deps: Pick<Deps, 'store' | 'clock' | 'config'>,
+  user: { id: string },
+  tenant: Tenant,
+  input: { challengeId: string; response: AuthenticationResponseJSON },
+): Promise<'proved' | 'wrong'> {
+  const now = deps.clock.now()
+  const challenge = await deps.store.passkeys.spendChallenge(input.challengeId, tenant.id, 'login', now)
+  if (!challenge) return 'wrong'
+  const passkey = await deps.store.passkeys.findByCredentialId(tenant.id, input.response.id)
+  if (!passkey || passkey.userId !== user.id || !userHandleMatches(input.response.response.userHandle, user.id)) return 'wrong'
+  const proof = await checkAssertion({ response: input.response, passkey, challenge: challenge.challenge, rp: relyingPartyOf(deps.config, tenant), requireUserVerification: true })
+  return proof.ok && (await deps.store.passkeys.recordUse(passkey.id, proof.newCounter, now)) ? 'proved' : 'wrong'
 }

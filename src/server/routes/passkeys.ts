@@ -91,7 +91,7 @@ export const passkeyRoutes = (deps: Deps) =>
       detail: {
         summary: 'Options to sign in with a passkey',
         description:
-          "Without an e-mail, the credential is discoverable: the browser offers the user's passkeys for this site (autofill with mediation: 'conditional'). With one, the options list that user's passkeys. User verification is required. The challenge lives 5 minutes and works once.",
+          "Without an e-mail, the credential is discoverable: the browser offers the user's passkeys for this site (autofill with mediation: 'conditional'). An e-mail may be given and changes nothing: the options are the same for every address, so they do not tell who has passkeys. User verification is required. The challenge lives 5 minutes and works once.",
         security: API_KEY,
         responses: responses({ status: 200, description: 'Request options', data: ceremony(schemas.RequestOptions) }, [400, 401, 413]),
       },
