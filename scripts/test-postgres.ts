@@ -24,5 +24,5 @@ try {
 }
 
 console.log(`\nPostgreSQL pass: ${SUITES.join(' ')} on ${shown}`)
-const run = Bun.spawn([process.execPath, 'test', ...SUITES], { env: { ...process.env, AUTHD_TEST_ENGINE: 'postgres' }, stdout: 'inherit', stderr: 'inherit' })
+const run = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...SUITES], { env: { ...process.env, AUTHD_TEST_ENGINE: 'postgres' }, stdout: 'inherit', stderr: 'inherit' })
 process.exit(await run.exited)
