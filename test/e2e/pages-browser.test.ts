@@ -10,6 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { runBrowserTests, sharedBrowser } from '../browser'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_SMTP_URL: smtp.url })
   server = await startServer(ctx.runtime, silentLogger)
   await ctx.addUser({ email: EMAIL })
+  await ctx.addUser({ email: 'grace@example.com' })
   base = `${server.url}/t/${ctx.tenantId}`
   const browser = await sharedBrowser()
   noScript = await browser.newContext({ javaScriptEnabled: false })
@@ -116,5 +118,51 @@ describe('the pages in Chromium, JavaScript off', () => {
     await page.getByRole('button', { name: 'Sign in' }).click()
     expect(await heading(page)).toBe('Your account')
     expect(checked).toHaveLength(10)
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('turn on two-step verification by typing the code, sign out, sign in with the challenge by keyboard alone', async () => {
+    await noScript.clearCookies()
+    const page = await noScript.newPage()
+    await page.goto(`${base}/login`)
+    await page.getByLabel('E-mail address').fill('grace@example.com')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Turn on two-step verification' }).click()
+    expect(await heading(page)).toBe('Set up two-step verification')
+    await expect(page.getByRole('img', { name: 'QR code of your two-step verification key' }).isVisible()).resolves.toBe(true)
+    await expectAccessible(page, 'two-step set-up')
+    const secret = (await page.locator('p code').textContent())!.replaceAll(' ', '')
+    await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, totpStep(ctx.clock.now())))
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    expect(await heading(page)).toBe('Your recovery codes')
+    expect(await page.locator('.codes li').count()).toBe(10)
+    await expectAccessible(page, 'recovery codes')
+    await page.getByRole('link', { name: 'Continue to your account' }).click()
+    await page.getByRole('link', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+
+    // The keyboard alone: Tab to each field in order, type, Enter.
+    ctx.clock.advance(30)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('grace@example.com')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(PASSWORD)
+    await page.keyboard.press('Enter')
+    await page.waitForURL('**/login')
+    expect(await heading(page)).toBe('Two-step verification')
+    await expectAccessible(page, 'second factor')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('000000' === totpCode(secret, totpStep(ctx.clock.now())) ? '111111' : '000000')
+    await page.keyboard.press('Enter')
+    await page.waitForURL('**/login/second-factor')
+    expect(await fieldError(page, 'code')).toBe('The code is wrong, or this sign-in has expired. Enter a new code, or sign in again.')
+    await expectAccessible(page, 'second factor: wrong code')
+    // The problem summary comes first; its link leads the keyboard to the field.
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Enter')
+    await page.keyboard.type(totpCode(secret, totpStep(ctx.clock.now())))
+    await page.keyboard.press('Enter')
+    await page.waitForURL('**/account')
+    expect(await heading(page)).toBe('Your account')
   }, 60_000)
 })

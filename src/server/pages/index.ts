@@ -10,12 +10,14 @@ import { loginPages } from './login'
 import { logoutPages } from './logout'
 import { PAGE_PREFIX } from './page'
 import { passwordResetPages } from './password-reset'
+import { twoFactorPages } from './two-factor'
 
 export const pageRoutes = (deps: Deps) =>
   new Elysia()
     .use(loginPages(deps))
     .use(logoutPages(deps))
     .use(accountPages(deps))
+    .use(twoFactorPages(deps))
     .use(passwordResetPages(deps))
     .use(invitePages(deps))
     .get(`${PAGE_PREFIX}/logo`, async ({ params, set }) => {
