@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
+import { setTenantSignup } from '../../src/core/signup'
 import { updateTenantPages } from '../../src/core/tenant-pages'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
@@ -273,5 +274,41 @@ describe('two-step verification on the account page', () => {
     const off = await browser.submit(signedIn, '/account/totp/disable', { code: code() })
     expect(off.location).toBe(`${base}/account?done=totp-off`)
     expect(noticeText((await browser.get(off.location!)).html)).toBe('Two-step verification is off.')
+  })
+})
+
+describe('sign-up and verify pages', () => {
+  it('are closed where the tenant does not allow sign-up', async () => {
+    const page = await browser.get(`${base}/signup`)
+    expect({ status: page.status, problem: problemText(page.html) }).toEqual({ status: 403, problem: 'There is a problem Accounts cannot be created here: ask for an invitation.' })
+    expect((await browser.get(`${base}/login`)).html).not.toContain('/signup')
+  })
+
+  it('answer a new and a registered address with the same page; a bad name, a weak password and a wrong code on their fields; the code creates the account and signs in', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
+    expect((await browser.get(`${base}/login`)).html).toContain(`<a href="${base}/signup">Create an account</a>`)
+    const form = await browser.get(`${base}/signup`)
+    const fields = { firstName: 'Grace', lastName: 'Hopper', newPassword: NEW_PASSWORD }
+    const badName = await browser.submit(form, '/signup', { ...fields, firstName: 'Gr\u202eace', email: 'grace@example.com' })
+    expect({ status: badName.status, firstName: fieldError(badName.html, 'firstName') }).toEqual({ status: 400, firstName: 'Enter a name of 1 to 100 characters on one line.' })
+    const weak = await browser.submit(form, '/signup', { ...fields, email: 'grace@example.com', newPassword: 'my name is hopper indeed' })
+    expect(fieldError(weak.html, 'newPassword')).toBe('The password must not contain your name.')
+    const answer = async (address: string) => {
+      const page = await browser.submit(form, '/signup', { ...fields, email: address })
+      ctx.clock.advance(61)
+      return { status: page.status, html: page.html.replace(/nonce="[^"]*"/g, 'nonce').replaceAll(address, 'ADDRESS') }
+    }
+    const registered = await answer(email)
+    const fresh = await answer('grace@example.com')
+    expect(fresh).toEqual(registered)
+    expect(noticeText(fresh.html)).toBe('If the address can be registered, a code was sent to it. It is valid for 10 minutes.')
+    const [mail] = await queryDatabase<{ text_body: string }>(ctx, "SELECT text_body FROM mail_outbox WHERE kind = 'signup-code' AND recipient = 'grace@example.com'")
+    const code = /\b(\d{6})\b/.exec(mail!.text_body)![1]!
+    const verify = await browser.get(`${base}/verify`)
+    const wrong = await browser.submit(verify, '/verify', { email: 'grace@example.com', code: code === '000000' ? '111111' : '000000' })
+    expect({ status: wrong.status, code: fieldError(wrong.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong or has expired.' })
+    const verified = await browser.submit(verify, '/verify', { email: 'grace@example.com', code })
+    expect(verified.location).toBe(`${base}/account`)
+    expect((await browser.get(`${base}/account`)).html).toContain('<dd>Grace Hopper</dd>')
   })
 })

@@ -10,6 +10,7 @@ import { loginPages } from './login'
 import { logoutPages } from './logout'
 import { PAGE_PREFIX } from './page'
 import { passwordResetPages } from './password-reset'
+import { signupPages } from './signup'
 import { twoFactorPages } from './two-factor'
 
 export const pageRoutes = (deps: Deps) =>
@@ -20,6 +21,7 @@ export const pageRoutes = (deps: Deps) =>
     .use(twoFactorPages(deps))
     .use(passwordResetPages(deps))
     .use(invitePages(deps))
+    .use(signupPages(deps))
     .get(`${PAGE_PREFIX}/logo`, async ({ params, set }) => {
       // A logo file given to the CLI (`--logo FILE`), served by authd: the pages load nothing from elsewhere.
       const tenant = await findTenantForPages(deps, params.tenant)

@@ -12,6 +12,7 @@ import { html } from './html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
 import { missing, problemOf } from './problems'
 import { returnTarget } from './return-to'
+import { signupOpen } from './signup'
 import type { MessageKey } from './strings'
 
 /** Notices a redirect to the login page may ask for (`?done=`). */
@@ -26,7 +27,7 @@ ${form(
   field({ name: 'password', label: t('field.password'), type: 'password', autocomplete: 'current-password' }, state),
   checkbox('rememberMe', t('field.rememberMe'), state.values?.rememberMe === 'on'),
 )}
-<p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a></p>`
+<p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a>${signupOpen(page.tenant) && html` · <a href="${page.base}/signup">${t('signup.link')}</a>`}</p>`
   return page.render(t('login.heading', { tenant: page.tenant.displayName ?? page.tenant.name }), main, { status, retryAfter })
 }
 

@@ -13,7 +13,6 @@ export const de: Catalogue = {
   'field.email.invalid': 'Geben Sie eine E-Mail-Adresse wie name@example.com ein.',
   'form.problem': 'Es gibt ein Problem',
 
-  'login.title': 'Anmelden',
   'login.heading': 'Bei {tenant} anmelden',
   'login.submit': 'Anmelden',
   'login.forgot': 'Passwort vergessen?',
@@ -69,6 +68,19 @@ export const de: Catalogue = {
   'totp.codes.title': 'Ihre Wiederherstellungscodes',
   'totp.codes.intro': 'Die Bestätigung in zwei Schritten ist an, und Ihre anderen Sitzungen wurden beendet. Bewahren Sie diese Wiederherstellungscodes sicher auf: Jeder meldet Sie einmal an, falls Sie Ihr Gerät verlieren. Sie werden nur dieses eine Mal gezeigt.',
   'totp.codes.continue': 'Weiter zu Ihrem Konto',
+
+  'signup.title': 'Konto erstellen',
+  'signup.intro': 'Erstellen Sie Ihr Konto bei {tenant}. Zur Bestätigung wird ein Code an Ihre E-Mail-Adresse gesendet.',
+  'signup.submit': 'Konto erstellen',
+  'signup.link': 'Konto erstellen',
+  'signup.closed': 'Hier können keine Konten erstellt werden: Bitten Sie um eine Einladung.',
+  'field.firstName': 'Vorname',
+  'field.lastName': 'Nachname',
+  'field.name.invalid': 'Geben Sie einen Namen mit 1 bis 100 Zeichen in einer Zeile ein.',
+  'verify.title': 'E-Mail-Adresse bestätigen',
+  'verify.sent': 'Kann die Adresse registriert werden, wurde ein Code an sie gesendet. Er ist 10 Minuten gültig.',
+  'verify.submit': 'Bestätigen',
+  'verify.invalid': 'Der Code ist falsch oder abgelaufen.',
 
   'logout.title': 'Abmelden',
   'logout.intro': 'In diesem Browser von {tenant} abmelden?',

@@ -13,7 +13,6 @@ export const en = {
   'field.email.invalid': 'Enter an e-mail address such as name@example.com.',
   'form.problem': 'There is a problem',
 
-  'login.title': 'Sign in',
   'login.heading': 'Sign in to {tenant}',
   'login.submit': 'Sign in',
   'login.forgot': 'Forgot your password?',
@@ -69,6 +68,19 @@ export const en = {
   'totp.codes.title': 'Your recovery codes',
   'totp.codes.intro': 'Two-step verification is on, and your other sessions were ended. Keep these recovery codes somewhere safe: each one signs you in once if you lose your device. They are shown only this once.',
   'totp.codes.continue': 'Continue to your account',
+
+  'signup.title': 'Create an account',
+  'signup.intro': 'Create your account at {tenant}. A code is sent to your e-mail address to confirm it.',
+  'signup.submit': 'Create account',
+  'signup.link': 'Create an account',
+  'signup.closed': 'Accounts cannot be created here: ask for an invitation.',
+  'field.firstName': 'First name',
+  'field.lastName': 'Last name',
+  'field.name.invalid': 'Enter a name of 1 to 100 characters on one line.',
+  'verify.title': 'Confirm your e-mail address',
+  'verify.sent': 'If the address can be registered, a code was sent to it. It is valid for 10 minutes.',
+  'verify.submit': 'Confirm',
+  'verify.invalid': 'The code is wrong or has expired.',
 
   'logout.title': 'Sign out',
   'logout.intro': 'Sign out of {tenant} in this browser?',
