@@ -9,6 +9,7 @@ import { hasRecentAuth } from '../../core/step-up'
 import { field, form, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, type Page, type PageRequest } from './page'
+import { passkeysSection } from './passkeys-view'
 
 export interface AccountState {
   notice?: string
@@ -16,6 +17,7 @@ export interface AccountState {
   password?: FormState
   stepUp?: FormState
   totp?: FormState
+  passkeys?: FormState
 }
 
 const when = (lang: string, iso: string) => `${new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`
@@ -56,7 +58,14 @@ ${form(
   field({ name: 'newPassword', label: t('field.newPassword'), type: 'password', autocomplete: 'new-password', hint: t('field.newPassword.hint', { min: deps.config.passwordMinLength }) }, state.password ?? {}),
 )}
 <h2>${t('totp.heading')}</h2>
-${totp}`
+${totp}
+${await passkeysSection(deps, page, caller)}`
+}
+
+/** The problems of whichever of the page's forms was sent (one at a time), for the summary. */
+function formProblems(state: AccountState): FormState {
+  const sent = [state.sessions, state.password, state.stepUp, state.totp, state.passkeys].find((form) => form !== undefined)
+  return sent ?? {}
 }
 
 export async function accountPage(deps: Deps, page: Page, caller: Caller, state: AccountState, status = 200, retryAfter?: number) {
@@ -64,7 +73,7 @@ export async function accountPage(deps: Deps, page: Page, caller: Caller, state:
   const lang = t('layout.language')
   const sessions = await listSessions(deps, caller.user.id, caller.sessionId)
   const main = html`${state.notice && html`<p class="notice" role="status">${state.notice}</p>`}
-${problems(t, { ...state.sessions, ...state.password, ...state.stepUp, ...state.totp, errors: { ...state.sessions?.errors, ...state.password?.errors, ...state.stepUp?.errors, ...state.totp?.errors } })}
+${problems(t, formProblems(state))}
 <h2>${t('account.profile')}</h2>
 <dl><dt>${t('account.name')}</dt><dd>${caller.user.firstName} ${caller.user.lastName}</dd><dt>${t('account.email')}</dt><dd>${caller.user.email}</dd></dl>
 <h2>${t('account.sessions')}</h2>

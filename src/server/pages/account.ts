@@ -20,6 +20,9 @@ const DONE: Record<string, MessageKey> = {
   session: 'account.session.ended',
   reauth: 'account.stepUp.done',
   'totp-off': 'totp.turnedOff',
+  'passkey-added': 'passkeys.added',
+  'passkey-renamed': 'passkeys.renamed',
+  'passkey-removed': 'passkeys.removed',
 }
 
 export const accountPages = (deps: Deps) =>

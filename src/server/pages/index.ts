@@ -9,6 +9,7 @@ import { invitePages } from './invite'
 import { loginPages } from './login'
 import { logoutPages } from './logout'
 import { PAGE_PREFIX } from './page'
+import { passkeyPages } from './passkeys'
 import { passwordResetPages } from './password-reset'
 import { signupPages } from './signup'
 import { twoFactorPages } from './two-factor'
@@ -19,6 +20,7 @@ export const pageRoutes = (deps: Deps) =>
     .use(logoutPages(deps))
     .use(accountPages(deps))
     .use(twoFactorPages(deps))
+    .use(passkeyPages(deps))
     .use(passwordResetPages(deps))
     .use(invitePages(deps))
     .use(signupPages(deps))
