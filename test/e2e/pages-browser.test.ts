@@ -1,6 +1,8 @@
 // authd's pages in a real browser (Chromium through playwright-core) with JavaScript off, as
 // the password journeys must work: sign in, the account page, change the password, sign out,
-// forgot and reset with the OTP mailed over real SMTP, sign in with the new password. Every
+// forgot and reset with the OTP mailed over real SMTP, sign in with the new password; the
+// second factor; the invitation mail's link, without JavaScript (the token pasted) and with it
+// (the token read from the link's fragment). Every
 // page state met on the way (form, error, done) is checked with axe-core: no serious or
 // critical finding. axe runs on a copy of each page in a second context with JavaScript (the
 // journey's own has none), where its script is allowed past the page's CSP.
@@ -11,6 +13,7 @@ import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { runBrowserTests, sharedBrowser } from '../browser'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
+import { inviteUser } from '../../src/core/setup-password'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 
@@ -170,5 +173,47 @@ describe('the pages in Chromium, JavaScript off', () => {
     await loaded(page, () => page.keyboard.press('Enter'))
     await page.waitForURL('**/account')
     expect(await heading(page)).toBe('Your account')
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('the invitation mail links to the invite page: the token pasted without JavaScript, read from the link with it; then sign in', async () => {
+    const invited = async (email: string) => {
+      const { userId } = await ctx.addUser({ email, password: undefined })
+      await inviteUser(ctx.runtime, userId)
+      await ctx.deliverMail()
+      const mail = await smtp.waitFor((m) => sentTo(email)(m) && /set up your password/.test(m.subject ?? ''))
+      const link = /Set your password here: (\S+)/.exec(mail.text ?? '')![1]!
+      expect(link).toStartWith(`${ctx.runtime.config.publicUrl}/t/${ctx.tenantId}/invite#token=`)
+      // (the server listens on another port than AUTHD_PUBLIC_URL's here)
+      return { link: link.replace(ctx.runtime.config.publicUrl, server.url), token: link.split('#token=')[1]! }
+    }
+    await noScript.clearCookies()
+    const withoutScript = await invited('linus@example.com')
+    const page = await noScript.newPage()
+    await page.goto(withoutScript.link)
+    await expectAccessible(page, 'invite')
+    expect(await page.getByLabel('Setup token from the e-mail').inputValue()).toBe('')
+    await page.getByLabel('Setup token from the e-mail').fill(withoutScript.token)
+    await page.getByLabel('New password').fill('short')
+    await loaded(page, () => page.getByRole('button', { name: 'Set password' }).click())
+    expect(await fieldError(page, 'newPassword')).toBe('The password must be at least 15 characters long.')
+    await expectAccessible(page, 'invite: weak password')
+    await page.getByLabel('Setup token from the e-mail').fill(withoutScript.token)
+    await page.getByLabel('New password').fill(NEW_PASSWORD)
+    await loaded(page, () => page.getByRole('button', { name: 'Set password' }).click())
+    expect(await page.locator('.notice').textContent()).toBe('Your password is set. You can sign in with it now.')
+
+    const withScript = await invited('margaret@example.com')
+    // (a context of its own, with JavaScript and the pages' CSP in force: the script runs by its nonce)
+    const withJavaScript = await (await sharedBrowser()).newContext()
+    const scripted = await withJavaScript.newPage()
+    await scripted.goto(withScript.link)
+    expect(await scripted.getByLabel('Setup token from the e-mail').inputValue()).toBe(withScript.token)
+    await scripted.getByLabel('New password').fill(NEW_PASSWORD)
+    await loaded(scripted, () => scripted.getByRole('button', { name: 'Set password' }).click())
+    await scripted.getByLabel('E-mail address').fill('margaret@example.com')
+    await scripted.getByLabel('Password').fill(NEW_PASSWORD)
+    await loaded(scripted, () => scripted.getByRole('button', { name: 'Sign in', exact: true }).click())
+    expect(await heading(scripted)).toBe('Your account')
+    await withJavaScript.close()
   }, 60_000)
 })
