@@ -10,6 +10,7 @@ import { field, form, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, type Page, type PageRequest } from './page'
 import { passkeysSection } from './passkeys-view'
+import { formatMoment } from './strings'
 
 export interface AccountState {
   notice?: string
@@ -20,12 +21,10 @@ export interface AccountState {
   passkeys?: FormState
 }
 
-const when = (lang: string, iso: string) => `${new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`
-
 function sessionItem(page: Page, lang: string, session: SessionView) {
   const { t } = page
   const agent = session.current ? t('account.session.current') : (session.userAgent?.slice(0, 80) ?? t('account.session.unknownAgent'))
-  const createdAt = when(lang, session.createdAt)
+  const createdAt = formatMoment(lang, session.createdAt)
   const end = form({
     action: `${page.base}/account/sessions/end`,
     token: page.token,

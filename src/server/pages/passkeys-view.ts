@@ -6,6 +6,7 @@ import type { Caller } from '../../core/signed-in-user'
 import { formValue } from './forms'
 import { html } from './html'
 import type { Page } from './page'
+import { formatMoment } from './strings'
 
 /** A credential as the script sends it (JSON text); anything else is none, which the domain refuses. */
 export function credentialOf(body: unknown): unknown {
@@ -19,8 +20,6 @@ export function credentialOf(body: unknown): unknown {
 /** The page's script, for the forms that passkeys enhance. */
 export const passkeysScript = (page: Page) => html`<script src="${page.base}/passkeys.js" nonce="${page.nonce}"></script>`
 
-const when = (lang: string, iso: string | null, never: string) => (iso === null ? never : new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso)))
-
 /** The account page's passkeys: each with rename and remove, and the button that adds one. */
 export async function passkeysSection(deps: Deps, page: Page, caller: Caller) {
   const { t } = page
@@ -28,7 +27,7 @@ export async function passkeysSection(deps: Deps, page: Page, caller: Caller) {
   const passkeys = await listOwnPasskeys(deps, caller)
   const item = (passkey: (typeof passkeys)[number]) => {
     const id = `f-passkey-${passkey.passkeyId}`
-    return html`<li><span>${passkey.name}<span class="meta">${t('passkeys.detail', { createdAt: when(lang, passkey.createdAt, ''), lastUsedAt: when(lang, passkey.lastUsedAt, t('passkeys.neverUsed')) })}</span></span>
+    return html`<li><span>${passkey.name}<span class="meta">${t('passkeys.detail', { createdAt: formatMoment(lang, passkey.createdAt, false), lastUsedAt: passkey.lastUsedAt === null ? t('passkeys.neverUsed') : formatMoment(lang, passkey.lastUsedAt, false) })}</span></span>
 <span class="actions"><form method="post" action="${page.base}/account/passkeys/rename" novalidate><input type="hidden" name="_form" value="${page.token}"><input type="hidden" name="passkeyId" value="${passkey.passkeyId}"><label class="visually-hidden" for="${id}">${t('passkeys.name', { name: passkey.name })}</label><input id="${id}" name="name" type="text" required value="${passkey.name}"><button type="submit" class="secondary" aria-label="${t('passkeys.renameLabel', { name: passkey.name })}">${t('passkeys.rename')}</button></form>
 <form method="post" action="${page.base}/account/passkeys/remove" novalidate><input type="hidden" name="_form" value="${page.token}"><input type="hidden" name="passkeyId" value="${passkey.passkeyId}"><button type="submit" class="secondary" aria-label="${t('passkeys.removeLabel', { name: passkey.name })}">${t('passkeys.remove')}</button></form></span></li>`
   }
