@@ -86,7 +86,7 @@ export const errors = (logger: Logger, hold: RefusalHold, errorPage: ErrorPage =
     const page = errorPage(request, appError)
     if (page) {
       Object.assign(set.headers, page.headers)
-      return page.body
+      return answer(page.body, appError.retryAfter)
     }
     set.headers['cache-control'] = 'no-store'
     set.headers['content-type'] = 'application/json; charset=utf-8'

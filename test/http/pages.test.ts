@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
+import { setTenantSignup } from '../../src/core/signup'
 import { updateTenantPages } from '../../src/core/tenant-pages'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
@@ -202,7 +203,7 @@ describe('account page', () => {
     expect(() => formOn(account.html, '/account/password')).toThrow()
     // A password change sent anyway (the page was open for long) is refused by the domain.
     const early = await browser.post(`${base}/account/password`, { ...formOn(account.html, '/account/reauthenticate').hidden, newPassword: NEW_PASSWORD })
-    expect({ status: early.status, problem: problemText(early.html) }).toEqual({ status: 403, problem: 'There is a problem Before you change your password, enter your current one.' })
+    expect({ status: early.status, problem: problemText(early.html) }).toEqual({ status: 403, problem: 'There is a problem Before you change your password or your two-step verification, enter your current password.' })
     const wrong = await browser.submit(account, '/account/reauthenticate', { password: 'not the password at all' })
     expect({ status: wrong.status, password: fieldError(wrong.html, 'password') }).toEqual({ status: 400, password: 'The password is wrong.' })
     const proved = await browser.submit(account, '/account/reauthenticate', { password: PASSWORD })
@@ -238,5 +239,76 @@ describe('invite page', () => {
     expect(done.location).toBe(`${base}/login?done=invite`)
     const used = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
     expect(problemText(used.html)).toBe('There is a problem Your account has a password already. Sign in with it.')
+  })
+})
+
+describe('two-step verification on the account page', () => {
+  it('turns TOTP on with the QR code drawn by authd and the first code, shows the recovery codes once; the login asks for a code; a code turns it off', async () => {
+    await signIn()
+    const account = await browser.get(`${base}/account`)
+    expect(account.html).toContain('Two-step verification is off.')
+    const setup = await browser.submit(account, '/account/totp', {})
+    expect(setup.html).toContain('<div class="qr" role="img" aria-label="QR code of your two-step verification key"><svg xmlns="http://www.w3.org/2000/svg"')
+    const secret = /Key: <code>([A-Z2-7 ]+)<\/code>/.exec(setup.html)![1]!.replaceAll(' ', '')
+    const code = () => totpCode(secret, totpStep(ctx.clock.now()))
+    const wrong = await browser.submit(setup, '/account/totp/confirm', { code: code() === '000000' ? '111111' : '000000' })
+    expect({ status: wrong.status, code: fieldError(wrong.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong. Check that the time of your device is right, or start again.' })
+    // Drawn again, the page shows the key no more: only the way to start again.
+    expect(wrong.html).not.toContain(secret.slice(0, 8))
+    const on = await browser.submit(wrong, '/account/totp/confirm', { code: code() })
+    expect(on.html).toContain('<h1>Your recovery codes</h1>')
+    const recoveryCodes = [...on.html.matchAll(/<li><code>([^<]+)<\/code><\/li>/g)].map((m) => m[1]!)
+    expect(recoveryCodes).toHaveLength(10)
+    const [mail] = await queryDatabase<{ kind: string }>(ctx, "SELECT kind FROM mail_outbox WHERE kind = 'mfa-enrolled'")
+    expect(mail).toBeTruthy()
+
+    await browser.submit(await browser.get(`${base}/logout`), '/logout', {})
+    const challenge = await signIn()
+    const passed = await browser.submit(challenge, '/login/second-factor', { code: recoveryCodes[0]! })
+    expect(passed.location).toBe(`${base}/account`)
+    const signedIn = await browser.get(`${base}/account`)
+    expect(signedIn.html).toContain('Two-step verification is on.')
+    const used = await browser.submit(signedIn, '/account/totp/disable', { code: recoveryCodes[0]! })
+    expect({ status: used.status, code: fieldError(used.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong or was used already.' })
+    ctx.clock.advance(30)
+    const off = await browser.submit(signedIn, '/account/totp/disable', { code: code() })
+    expect(off.location).toBe(`${base}/account?done=totp-off`)
+    expect(noticeText((await browser.get(off.location!)).html)).toBe('Two-step verification is off.')
+  })
+})
+
+describe('sign-up and verify pages', () => {
+  it('are closed where the tenant does not allow sign-up', async () => {
+    const page = await browser.get(`${base}/signup`)
+    expect({ status: page.status, problem: problemText(page.html) }).toEqual({ status: 403, problem: 'There is a problem Accounts cannot be created here: ask for an invitation.' })
+    expect((await browser.get(`${base}/login`)).html).not.toContain('/signup')
+  })
+
+  it('answer a new and a registered address with the same page; a bad name, a weak password and a wrong code on their fields; the code creates the account and signs in', async () => {
+    await setTenantSignup(ctx.runtime, ctx.tenantId, 'open')
+    expect((await browser.get(`${base}/login`)).html).toContain(`<a href="${base}/signup">Create an account</a>`)
+    const form = await browser.get(`${base}/signup`)
+    const fields = { firstName: 'Grace', lastName: 'Hopper', newPassword: NEW_PASSWORD }
+    const badName = await browser.submit(form, '/signup', { ...fields, firstName: 'Gr\u202eace', email: 'grace@example.com' })
+    expect({ status: badName.status, firstName: fieldError(badName.html, 'firstName') }).toEqual({ status: 400, firstName: 'Enter a name of 1 to 100 characters on one line.' })
+    const weak = await browser.submit(form, '/signup', { ...fields, email: 'grace@example.com', newPassword: 'my name is hopper indeed' })
+    expect(fieldError(weak.html, 'newPassword')).toBe('The password must not contain your name.')
+    const answer = async (address: string) => {
+      const page = await browser.submit(form, '/signup', { ...fields, email: address })
+      ctx.clock.advance(61)
+      return { status: page.status, html: page.html.replace(/nonce="[^"]*"/g, 'nonce').replaceAll(address, 'ADDRESS') }
+    }
+    const registered = await answer(email)
+    const fresh = await answer('grace@example.com')
+    expect(fresh).toEqual(registered)
+    expect(noticeText(fresh.html)).toBe('If the address can be registered, a code was sent to it. It is valid for 10 minutes.')
+    const [mail] = await queryDatabase<{ text_body: string }>(ctx, "SELECT text_body FROM mail_outbox WHERE kind = 'signup-code' AND recipient = 'grace@example.com'")
+    const code = /\b(\d{6})\b/.exec(mail!.text_body)![1]!
+    const verify = await browser.get(`${base}/verify`)
+    const wrong = await browser.submit(verify, '/verify', { email: 'grace@example.com', code: code === '000000' ? '111111' : '000000' })
+    expect({ status: wrong.status, code: fieldError(wrong.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong or has expired.' })
+    const verified = await browser.submit(verify, '/verify', { email: 'grace@example.com', code })
+    expect(verified.location).toBe(`${base}/account`)
+    expect((await browser.get(`${base}/account`)).html).toContain('<dd>Grace Hopper</dd>')
   })
 })

@@ -1,79 +1,28 @@
-// /t/{tenant}/account: the signed-in user's profile, sessions (each with "End", and "Sign out
-// everywhere") and password (changed after a recent proof of the user: the step-up form
-// comes first when the session's proof is older than the window). Each form calls the domain
-// function of its API twin: endSession (DELETE /sessions/{id}), endAllSessions
+// /t/{tenant}/account (drawn by account-view.ts): the sessions (each with "End", and "Sign out
+// everywhere"), the step-up form and the password. Each form calls the domain function of its
+// API twin: endSession (DELETE /sessions/{id}), endAllSessions
 // (/logout-all), reauthenticate (/reauthenticate), changePasswordInSession (/me/password).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { changePasswordInSession, endAllSessions, endSession, listSessions, type Caller, type SessionView } from '../../core/signed-in-user'
-import { hasRecentAuth, reauthenticate } from '../../core/step-up'
+import { changePasswordInSession, endAllSessions, endSession } from '../../core/signed-in-user'
+import { reauthenticate } from '../../core/step-up'
 import { clientActor } from '../plugins/client-ip'
+import { accountPage, signedInPage } from './account-view'
 import { clearCookie, readCookie } from './cookies'
-import { field, form, formValue, problems, type FormState } from './forms'
-import { html } from './html'
-import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
+import { formValue } from './forms'
+import { PAGE_PREFIX, type PageRequest } from './page'
 import { missing, problemOf } from './problems'
 import type { MessageKey } from './strings'
 
 /** Notices a redirect to the account page may ask for (`?done=`). */
-const DONE: Record<string, MessageKey> = { password: 'account.password.changed', session: 'account.session.ended', reauth: 'account.stepUp.done' }
-
-interface AccountState {
-  notice?: string
-  sessions?: FormState
-  password?: FormState
-  stepUp?: FormState
-}
-
-const when = (lang: string, iso: string) => `${new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`
-
-function sessionItem(page: Page, lang: string, session: SessionView) {
-  const { t } = page
-  const agent = session.current ? t('account.session.current') : (session.userAgent?.slice(0, 80) ?? t('account.session.unknownAgent'))
-  const createdAt = when(lang, session.createdAt)
-  const end = form({
-    action: `${page.base}/account/sessions/end`,
-    token: page.token,
-    submit: t('account.session.end'),
-    submitLabel: t('account.session.endLabel', { agent, createdAt }),
-    hidden: { sessionId: session.sessionId },
-    secondary: true,
-  })
-  // (the session of this browser ends with "Sign out")
-  return html`<li><span>${agent}<span class="meta">${t('account.session.detail', { createdAt, ip: session.ip ?? '?' })}</span></span>${!session.current && end}</li>`
-}
-
-async function accountPage(deps: Deps, page: Page, caller: Caller, state: AccountState, status = 200, retryAfter?: number) {
-  const { t } = page
-  const lang = t('layout.language')
-  const sessions = await listSessions(deps, caller.user.id, caller.sessionId)
-  const password = hasRecentAuth(deps, caller)
-    ? form(
-        { action: `${page.base}/account/password`, token: page.token, submit: t('account.password.submit') },
-        field({ name: 'newPassword', label: t('field.newPassword'), type: 'password', autocomplete: 'new-password', hint: t('field.newPassword.hint', { min: deps.config.passwordMinLength }) }, state.password ?? {}),
-      )
-    : html`<h3>${t('account.stepUp.heading')}</h3><p>${t('account.stepUp.intro')}</p>${form(
-        { action: `${page.base}/account/reauthenticate`, token: page.token, submit: t('account.stepUp.submit') },
-        field({ name: 'password', label: t('account.stepUp.password'), type: 'password', autocomplete: 'current-password' }, state.stepUp ?? {}),
-      )}`
-  const main = html`${state.notice && html`<p class="notice" role="status">${state.notice}</p>`}
-${problems(t, { ...state.sessions, ...state.password, ...state.stepUp, values: {} })}
-<h2>${t('account.profile')}</h2>
-<dl><dt>${t('account.name')}</dt><dd>${caller.user.firstName} ${caller.user.lastName}</dd><dt>${t('account.email')}</dt><dd>${caller.user.email}</dd></dl>
-<h2>${t('account.sessions')}</h2>
-<ul class="sessions">${sessions.map((session) => sessionItem(page, lang, session))}</ul>
-${form({ action: `${page.base}/account/logout-all`, token: page.token, submit: t('account.endAll'), secondary: true })}
-<h2>${t('account.password')}</h2>
-${password}
-<p class="links"><a href="${page.base}/logout">${t('account.signOut')}</a></p>`
-  return page.render(t('account.title'), main, { status, retryAfter })
-}
-
-/** The page for the signed-in user, or (signed out) the way to the login page. */
-async function signedInPage(deps: Deps, ctx: PageRequest, form = false): Promise<{ page: Page; caller: Caller } | { redirect: string }> {
-  const page = await openPage(deps, ctx, form)
-  if (!page.caller) return { redirect: page.redirect(`${page.base}/login`) }
-  return { page, caller: page.caller }
+const DONE: Record<string, MessageKey> = {
+  password: 'account.password.changed',
+  session: 'account.session.ended',
+  reauth: 'account.stepUp.done',
+  'totp-off': 'totp.turnedOff',
+  'passkey-added': 'passkeys.added',
+  'passkey-renamed': 'passkeys.renamed',
+  'passkey-removed': 'passkeys.removed',
 }
 
 export const accountPages = (deps: Deps) =>

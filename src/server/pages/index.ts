@@ -9,15 +9,21 @@ import { invitePages } from './invite'
 import { loginPages } from './login'
 import { logoutPages } from './logout'
 import { PAGE_PREFIX } from './page'
+import { passkeyPages } from './passkeys'
 import { passwordResetPages } from './password-reset'
+import { signupPages } from './signup'
+import { twoFactorPages } from './two-factor'
 
 export const pageRoutes = (deps: Deps) =>
   new Elysia()
     .use(loginPages(deps))
     .use(logoutPages(deps))
     .use(accountPages(deps))
+    .use(twoFactorPages(deps))
+    .use(passkeyPages(deps))
     .use(passwordResetPages(deps))
     .use(invitePages(deps))
+    .use(signupPages(deps))
     .get(`${PAGE_PREFIX}/logo`, async ({ params, set }) => {
       // A logo file given to the CLI (`--logo FILE`), served by authd: the pages load nothing from elsewhere.
       const tenant = await findTenantForPages(deps, params.tenant)

@@ -4,14 +4,18 @@
 // is the page session (cookies.ts).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
+import { signInWithPasskey, startPasskeySignIn } from '../../core/passkeys/sign-in'
 import { login, loginWithSecondFactor, type LoginResult } from '../../core/sessions'
 import { clientActor } from '../plugins/client-ip'
 import { DEVICE_MAX_AGE_SEC, readCookie, setCookie } from './cookies'
 import { checkbox, field, form, formValue, notice, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
+import { credentialOf, passkeysScript } from './passkeys-view'
 import { missing, problemOf } from './problems'
 import { returnTarget } from './return-to'
+import { signupOpen } from './signup'
 import type { MessageKey } from './strings'
 
 /** Notices a redirect to the login page may ask for (`?done=`). */
@@ -22,21 +26,34 @@ function loginPage(page: Page, state: FormState, returnTo: string, status = 200,
   const main = html`${notice(state)}${problems(t, state)}
 ${form(
   { action: `${page.base}/login`, token: page.token, submit: t('login.submit'), hidden: returnTo ? { return_to: returnTo } : {} },
-  field({ name: 'email', label: t('field.email'), type: 'email', autocomplete: 'username', keepValue: true }, state),
+  // (webauthn: the browser's autofill may offer a passkey on this field, passkeys-script.ts)
+  field({ name: 'email', label: t('field.email'), type: 'email', autocomplete: 'username webauthn', keepValue: true }, state),
   field({ name: 'password', label: t('field.password'), type: 'password', autocomplete: 'current-password' }, state),
   checkbox('rememberMe', t('field.rememberMe'), state.values?.rememberMe === 'on'),
 )}
-<p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a></p>`
+<form method="post" action="${page.base}/login/passkey" data-passkey-signin data-options-url="${page.base}/login/passkey/options">
+<input type="hidden" name="_form" value="${page.token}">${returnTo && html`<input type="hidden" name="return_to" value="${returnTo}">`}
+<button type="submit" class="secondary" hidden>${t('passkey.signIn')}</button>
+</form>
+${passkeysScript(page)}
+<p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a>${signupOpen(page.tenant) && html` · <a href="${page.base}/signup">${t('signup.link')}</a>`}</p>`
   return page.render(t('login.heading', { tenant: page.tenant.displayName ?? page.tenant.name }), main, { status, retryAfter })
 }
 
-function secondFactorPage(page: Page, challengeToken: string, state: FormState, returnTo: string, status = 200, retryAfter?: number) {
+/** @param passkeyOptions the challenge's, for a user with passkeys (on its first drawing only) */
+function secondFactorPage(page: Page, challengeToken: string, state: FormState, returnTo: string, status = 200, retryAfter?: number, passkeyOptions?: PublicKeyCredentialRequestOptionsJSON) {
   const { t } = page
+  const hidden = { challengeToken, ...(returnTo && { return_to: returnTo }) }
   const main = html`${problems(t, state)}<p>${t('mfa.intro')}</p>
 ${form(
-  { action: `${page.base}/login/second-factor`, token: page.token, submit: t('mfa.submit'), hidden: { challengeToken, ...(returnTo && { return_to: returnTo }) } },
+  { action: `${page.base}/login/second-factor`, token: page.token, submit: t('mfa.submit'), hidden },
   field({ name: 'code', label: t('field.code'), autocomplete: 'one-time-code', inputmode: 'numeric' }, state),
-)}`
+)}
+${passkeyOptions && html`<form method="post" action="${page.base}/login/second-factor" data-passkey-second-factor data-options="${JSON.stringify(passkeyOptions)}">
+<input type="hidden" name="_form" value="${page.token}">${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="secondary" hidden>${t('passkey.secondFactor')}</button>
+</form>
+${passkeysScript(page)}`}`
   return page.render(t('mfa.title'), main, { status, retryAfter })
 }
 
@@ -75,24 +92,42 @@ export const loginPages = (deps: Deps) =>
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const answer = await login(deps, { tenant: page.tenant, email: values.email, password: values.password, rememberMe: values.rememberMe === 'on', deviceCookie }, page.actor)
-        if (answer.kind === 'mfa') return secondFactorPage(page, answer.challengeToken, {}, returnTo ?? '')
+        if (answer.kind === 'mfa') return secondFactorPage(page, answer.challengeToken, {}, returnTo ?? '', 200, undefined, answer.passkeyOptions)
         return signedIn(page, answer, returnTo)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { field: 'password', key: 'login.invalid' } })
         return loginPage(page, { ...state, values }, returnTo ?? '', status, retryAfter)
       }
     })
+    // (JSON for the script; the form's token and Origin are checked as for any form)
+    .post('/login/passkey/options', async (ctx: PageRequest) => startPasskeySignIn(deps, (await openPage(deps, ctx, true)).tenant, undefined))
+    .post('/login/passkey', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
+      if (refused) return loginPage(page, refused, '', 400)
+      try {
+        const deviceCookie = readCookie(page.jar, page.cookies.device)
+        const session = await signInWithPasskey(deps, { tenant: page.tenant, challengeId: formValue(ctx.body, 'challengeId'), response: credentialOf(ctx.body), deviceCookie }, page.actor)
+        return signedIn(page, session, returnTo)
+      } catch (error) {
+        const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { key: 'passkey.failed' }, invalid_request: { key: 'passkey.failed' } })
+        return loginPage(page, state, returnTo ?? '', status, retryAfter)
+      }
+    })
     .post('/login/second-factor', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
       const challengeToken = formValue(ctx.body, 'challengeToken')
       const code = formValue(ctx.body, 'code')
+      // A passkey's credential (sent by the script) in place of a code.
+      const response = formValue(ctx.body, 'response') === '' ? undefined : credentialOf(ctx.body)
       const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
       if (refused) return loginPage(page, refused, '', 400)
-      const empty = missing(page.t, { code }, ['code'])
+      const empty = response === undefined && missing(page.t, { code }, ['code'])
       if (empty) return secondFactorPage(page, challengeToken, empty, returnTo ?? '', 400)
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
-        return signedIn(page, await loginWithSecondFactor(deps, { tenant: page.tenant, challengeToken, code, deviceCookie }, page.actor), returnTo)
+        const proof = response === undefined ? { code } : { response }
+        return signedIn(page, await loginWithSecondFactor(deps, { tenant: page.tenant, challengeToken, ...proof, deviceCookie }, page.actor), returnTo)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { invalid_code: { field: 'code', key: 'mfa.invalid' } })
         return secondFactorPage(page, challengeToken, state, returnTo ?? '', status, retryAfter)

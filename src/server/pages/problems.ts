@@ -27,6 +27,9 @@ export function passwordRule(t: Translate, message: string): string {
   return message
 }
 
+/** The fields the domain's invalid_request names first in its message ("email must be …"). */
+const INVALID_FIELDS: Record<string, MessageKey> = { email: 'field.email.invalid', firstName: 'field.name.invalid', lastName: 'field.name.invalid' }
+
 /**
  * The form's problem for `error`, or throws it on.
  * @param passwordField the field a refused password was typed in
@@ -35,11 +38,12 @@ export function problemOf(t: Translate, error: unknown, places: ProblemPlaces, p
   if (!(error instanceof AppError)) throw error
   const at = (field: string | undefined, message: string): FormState => (field ? { errors: { [field]: message } } : { formError: message })
   const placed = places[error.code]
+  const named = error.message.split(' ')[0]!
   let state: FormState
   if (placed) state = at(placed.field, t(placed.key))
   else if (error.code === 'weak_password') state = at(passwordField, passwordRule(t, error.message))
-  // (normaliseEmail's refusal, the one invalid_request a page's own fields can cause)
-  else if (error.code === 'invalid_request' && error.message.startsWith('email ')) state = at('email', t('field.email.invalid'))
+  // (normaliseEmail's and validateName's refusals: the invalid_request a page's own fields can cause)
+  else if (error.code === 'invalid_request' && INVALID_FIELDS[named]) state = at(named, t(INVALID_FIELDS[named]!))
   else if (error.code === 'rate_limited') state = at(undefined, t('error.rateLimited', { seconds: error.retryAfter ?? 1 }))
   else if (error.code === 'unavailable') state = at(undefined, t('error.unavailable'))
   else if (error.code === 'user_disabled') state = at(undefined, t('error.userDisabled'))

@@ -15,6 +15,8 @@ export function contentSecurityPolicy(nonce: string, imageOrigins: string[], for
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
     `script-src 'nonce-${nonce}'`,
+    // (the passkeys script asks authd for a ceremony's options)
+    "connect-src 'self'",
     ['img-src', "'self'", ...imageOrigins].join(' '),
     // A form may post to authd only; the redirect after a sign-in may lead to a registered origin.
     ['form-action', "'self'", ...formTargets].join(' '),

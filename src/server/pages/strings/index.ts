@@ -29,3 +29,9 @@ export function translator(language: string): Translate {
 }
 
 export const catalogues = CATALOGUES
+
+/** A moment as the pages show it, in the reader's language (UTC: the server knows no time zone of theirs). */
+export function formatMoment(language: string, iso: string, withTime = true): string {
+  const format = new Intl.DateTimeFormat(language, { dateStyle: 'medium', ...(withTime && { timeStyle: 'short' }), timeZone: 'UTC' }).format(new Date(iso))
+  return withTime ? `${format} UTC` : format
+}
