@@ -1,8 +1,8 @@
 // One Chromium for every browser test of a run (Debian's, through playwright-core): launched by
 // the first file that asks and shared by the next ones, rather than a browser per test or file.
 // Each file takes a fresh context (cookies and storage of its own) from it.
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { existsSync, readFileSync } from 'node:fs'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.AUTHD_TEST_CHROMIUM ?? '/usr/bin/chromium'
 /** Whether the browser tests can run here; in CI (CI=true) its absence fails them instead. */
@@ -19,4 +19,25 @@ export function sharedBrowser(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
   return launched
+}
+
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+
+/**
+ * The serious and critical axe-core findings on `page` as it is now, as "rule: targets" lines.
+ * axe runs on a copy of the page in `checker` (a context made with bypassCSP: true), because
+ * the pages' CSP rightly refuses the injected script.
+ */
+export async function seriousViolations(checker: BrowserContext, page: Page): Promise<string[]> {
+  const copy = await checker.newPage()
+  try {
+    await copy.setContent(await page.content())
+    await copy.addScriptTag({ content: AXE })
+    return await copy.evaluate(async () => {
+      const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })
+      return result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(', ')}`)
+    })
+  } finally {
+    await copy.close()
+  }
 }

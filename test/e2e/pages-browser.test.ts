@@ -7,17 +7,15 @@
 // critical finding. axe runs on a copy of each page in a second context with JavaScript (the
 // journey's own has none), where its script is allowed past the page's CSP.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import type { BrowserContext, Page } from 'playwright-core'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
-import { runBrowserTests, sharedBrowser } from '../browser'
+import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 const NEW_PASSWORD = 'a brand new passphrase of mine'
 const EMAIL = 'ada@example.com'
 
@@ -53,14 +51,7 @@ afterAll(async () => {
 /** The serious and critical axe findings on the page as it is now: none expected. */
 const checked: string[] = []
 async function expectAccessible(page: Page, state: string) {
-  const copy = await checker.newPage()
-  await copy.setContent(await page.content())
-  await copy.addScriptTag({ content: AXE })
-  const violations = await copy.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })
-    return result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(', ')}`)
-  })
-  await copy.close()
+  const violations = await seriousViolations(checker, page)
   expect({ state, violations }).toEqual({ state, violations: [] })
   checked.push(state)
 }

@@ -4,16 +4,14 @@
 // autofill and by the button; pass the second factor with it once TOTP is on; remove it. The account page with a passkey is checked with
 // axe-core (no serious or critical finding).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import type { BrowserContext, Page } from 'playwright-core'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setTenantRelyingParty } from '../../src/core/passkeys/relying-party'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
-import { runBrowserTests, sharedBrowser } from '../browser'
+import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 let ctx: TestContext
 let server: RunningServer
 let context: BrowserContext
@@ -53,14 +51,7 @@ async function withAuthenticator(): Promise<Page> {
 }
 
 async function expectAccessible(page: Page, state: string) {
-  const copy = await checker.newPage()
-  await copy.setContent(await page.content())
-  await copy.addScriptTag({ content: AXE })
-  const violations = await copy.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })
-    return result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(', ')}`)
-  })
-  await copy.close()
+  const violations = await seriousViolations(checker, page)
   expect({ state, violations }).toEqual({ state, violations: [] })
 }
 
