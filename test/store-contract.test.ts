@@ -162,6 +162,22 @@ for (const [engine, define, open] of engines) {
       expect(await store.tenants.setAudience('no-such-tenant', 'x')).toBeNull()
     }))
 
+    it('gives a slug to one tenant only, also when two take it at once, and finds the tenant by it', withEngine(async (e) => {
+      const [a, b] = [tenant(), tenant()]
+      expect(await e.store.tenants.insert(a)).toBe(true)
+      expect(await e.store.tenants.insert(b)).toBe(true)
+      const racing = await Promise.all([e.store, e.second()].map((s, i) => s.tenants.updateSettings(i ? b.id : a.id, { slug: 'acme' })))
+      expect(racing.filter((r) => r === 'slug-taken')).toHaveLength(1)
+      const holder = racing.find((r) => r !== 'slug-taken') as { id: string }
+      expect((await e.store.tenants.findBySlug('acme'))?.id).toBe(holder.id)
+      expect(await e.store.tenants.findBySlug('nobody')).toBeNull()
+      // Its holder may set it again; giving it up frees it for the other.
+      expect(await e.store.tenants.updateSettings(holder.id, { slug: 'acme' })).toMatchObject({ slug: 'acme' })
+      expect(await e.store.tenants.updateSettings(holder.id, { slug: null })).toMatchObject({ slug: null })
+      const other = holder.id === a.id ? b : a
+      expect(await e.store.tenants.updateSettings(other.id, { slug: 'acme' })).toMatchObject({ id: other.id, slug: 'acme' })
+    }))
+
     it('rotates a refresh token once when 20 rotations race from two connections', withEngine(async (e) => {
       const { u } = await seeded(e.store)
       const f = family(u)
