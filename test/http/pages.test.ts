@@ -140,6 +140,18 @@ describe('every page', () => {
     expect(page.html).toContain('<html lang="de">')
     const wrong = await german.submit(page, '/login', { email, password: 'not the password at all' })
     expect(fieldError(wrong.html, 'password')).toBe('Die E-Mail-Adresse oder das Passwort ist falsch.')
+    // A language that is a property of every object is no catalogue: English.
+    expect((await new PageBrowser(ctx, { 'accept-language': 'constructor, __proto__;q=0.9' }).get(`${base}/login`)).html).toContain('<html lang="en">')
+  })
+
+  it('ignores a ?done= it does not know, also the name of a property every object has (never a 500)', async () => {
+    for (const done of ['constructor', '__proto__', 'toString', 'nothing']) {
+      const page = await browser.get(`${base}/login?done=${done}`)
+      expect({ done, status: page.status }).toEqual({ done, status: 200 })
+      expect(page.html).toContain('<h1>Sign in to')
+    }
+    expect(noticeText((await browser.get(`${base}/login?done=logout`)).html)).toBe('You are signed out.')
+    expect(noticeText((await browser.get(`${base}/login?done=constructor`)).html)).toBeNull()
   })
 })
 

@@ -12,7 +12,7 @@ import { clearCookie, readCookie } from './cookies'
 import { formValue } from './forms'
 import { PAGE_PREFIX, type PageRequest } from './page'
 import { missing, problemOf } from './problems'
-import type { MessageKey } from './strings'
+import { noticeOf, type MessageKey } from './strings'
 
 /** Notices a redirect to the account page may ask for (`?done=`). */
 const DONE: Record<string, MessageKey> = {
@@ -31,7 +31,7 @@ export const accountPages = (deps: Deps) =>
     .get('/account', async (ctx: PageRequest) => {
       const open = await signedInPage(deps, ctx)
       if ('redirect' in open) return open.redirect
-      const done = DONE[ctx.query?.done ?? '']
+      const done = noticeOf(DONE, ctx.query?.done)
       return accountPage(deps, open.page, open.caller, { notice: done && open.page.t(done) })
     })
     .post('/account/sessions/end', async (ctx: PageRequest) => {

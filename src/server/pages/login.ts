@@ -16,7 +16,7 @@ import { credentialOf, passkeysScript } from './passkeys-view'
 import { missing, problemOf } from './problems'
 import { returnTarget } from './return-to'
 import { signupOpen } from './signup'
-import type { MessageKey } from './strings'
+import { noticeOf, type MessageKey } from './strings'
 
 /** Notices a redirect to the login page may ask for (`?done=`). */
 const DONE: Record<string, MessageKey> = { logout: 'login.signedOut', reset: 'reset.done', invite: 'invite.done' }
@@ -79,7 +79,7 @@ export const loginPages = (deps: Deps) =>
       const { returnTo, refused } = returnToOf(page, ctx.query?.return_to ?? '')
       if (refused) return loginPage(page, refused, '', 400)
       if (page.caller) return page.redirect(returnTo ?? `${page.base}/account`)
-      const done = DONE[ctx.query?.done ?? '']
+      const done = noticeOf(DONE, ctx.query?.done)
       return loginPage(page, done ? { notice: page.t(done) } : {}, returnTo ?? '')
     })
     .post('/login', async (ctx: PageRequest) => {

@@ -18,13 +18,13 @@ export function chooseLanguage(acceptLanguage: string | null): string {
       const q = Number(params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1)
       return { language: tag.trim().toLowerCase().split('-')[0]!, q: Number.isFinite(q) ? q : 0, index }
     })
-    .filter((entry) => entry.q > 0 && entry.language in CATALOGUES)
+    .filter((entry) => entry.q > 0 && Object.hasOwn(CATALOGUES, entry.language))
     .sort((a, b) => b.q - a.q || a.index - b.index)
   return ranked[0]?.language ?? 'en'
 }
 
 export function translator(language: string): Translate {
-  const catalogue = CATALOGUES[language] ?? en
+  const catalogue = Object.hasOwn(CATALOGUES, language) ? CATALOGUES[language]! : en
   return (key, values = {}) => (catalogue[key] ?? en[key]).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
 }
 
@@ -35,3 +35,8 @@ export function formatMoment(language: string, iso: string, withTime = true): st
   const format = new Intl.DateTimeFormat(language, { dateStyle: 'medium', ...(withTime && { timeStyle: 'short' }), timeZone: 'UTC' }).format(new Date(iso))
   return withTime ? `${format} UTC` : format
 }
+
+/** The notice a page shows for its `?done=` value: only the page's own names count (never
+ *  `constructor` or another property every object has). */
+export const noticeOf = (notices: Record<string, MessageKey>, done: unknown): MessageKey | undefined =>
+  typeof done === 'string' && Object.hasOwn(notices, done) ? notices[done] : undefined
