@@ -153,6 +153,13 @@ describe('every page', () => {
     expect(noticeText((await browser.get(`${base}/login?done=logout`)).html)).toBe('You are signed out.')
     expect(noticeText((await browser.get(`${base}/login?done=constructor`)).html)).toBeNull()
   })
+
+  it('answers a request no form sends (a NUL in a field) with a 4xx page that does not blame the server', async () => {
+    const page = await browser.get(`${base}/login`)
+    const nul = await browser.submit(page, '/login', { email: 'ada\u0000@example.com', password: PASSWORD })
+    expect(nul.status).toBe(400)
+    expect(/<p role="alert">([^<]*)<\/p>/.exec(nul.html)?.[1]).toBe('This request could not be read. Open the page again and send the form from there.')
+  })
 })
 
 describe('return_to', () => {

@@ -1,5 +1,6 @@
 // Errors no form expects, on a page's path: an unknown tenant or page (404), a form sent
-// from another site (403), a body too large (413), a bug (500). Drawn as a page (never JSON,
+// from another site (403), a body too large (413), one no form could have sent (other 4xx:
+// never called our fault), a bug (500). Drawn as a page (never JSON,
 // never a stack), in the reader's language, by the one onError of server/errors.ts.
 import type { AppError, ErrorCode } from '../../core/errors'
 import { html } from './html'
@@ -27,6 +28,6 @@ export function errorPage(request: Request, error: AppError): { body: string; he
   const branding = { name: 'authd', displayName: null, accentColor: null, logoUrl: null, logoContentType: null }
   const tenantRef = path.slice(PAGES_PREFIX.length).split('/')[0]
   const signIn = error.code !== 'not_found' && tenantRef ? html`<p class="links"><a href="${`${PAGES_PREFIX}${tenantRef}/login`}">${t('error.toSignIn')}</a></p>` : html``
-  const body = layout({ tenant: branding, base: '', t, nonce }, t('error.title'), html`<p role="alert">${t(MESSAGES[error.code] ?? 'error.internal')}</p>${signIn}`)
+  const body = layout({ tenant: branding, base: '', t, nonce }, t('error.title'), html`<p role="alert">${t(MESSAGES[error.code] ?? (error.status < 500 ? 'error.badRequest' : 'error.internal'))}</p>${signIn}`)
   return { body, headers: securityHeaders(contentSecurityPolicy(nonce, [], []), 'same-origin') }
 }

@@ -135,6 +135,7 @@ export const de: Catalogue = {
   'error.crossSite': 'Dieses Formular wurde von einer anderen Website gesendet oder ist zu alt. Öffnen Sie die Seite erneut und senden Sie das Formular von dort.',
   'error.notFound': 'Diese Seite gibt es nicht.',
   'error.tooLarge': 'Was Sie gesendet haben, ist zu groß.',
+  'error.badRequest': 'Diese Anfrage konnte nicht gelesen werden. Öffnen Sie die Seite erneut und senden Sie das Formular von dort.',
   'error.internal': 'Bei uns ist etwas schiefgegangen. Versuchen Sie es später erneut.',
   'error.toSignIn': 'Zur Anmeldung',
 

@@ -135,6 +135,7 @@ export const en = {
   'error.crossSite': 'This form was sent from another site, or it is too old. Open the page again and send the form from there.',
   'error.notFound': 'There is no such page.',
   'error.tooLarge': 'What you sent is too large.',
+  'error.badRequest': 'This request could not be read. Open the page again and send the form from there.',
   'error.internal': 'Something went wrong on our side. Try again later.',
   'error.toSignIn': 'Go to sign in',
 
