@@ -7,6 +7,7 @@ import { VERSION } from '../version'
 import type { Logger } from '../log'
 import { errors } from './errors'
 import { Gauge, Metrics } from './metrics'
+import { addWebhookGauges } from './webhook-metrics'
 import { openapiDocument } from './openapi'
 import { bodyLimit } from './plugins/body-limit'
 import { clientActor, fromTrustedProxy } from './plugins/client-ip'
@@ -114,6 +115,7 @@ export function createMetrics(deps: Deps): Metrics {
       { labels: {}, value: deps.hasher.load.slots },
     ]),
   )
+  addWebhookGauges(metrics, deps)
   return metrics
 }
 

@@ -186,3 +186,19 @@ export function signupContestedMail(input: { tenantName: string; at: number }): 
   ]
   return { subject, text: ['Hello,', '', ...lines].join('\n'), html: layout(escape(subject), ['Hello,', ...lines.map(escape)]) }
 }
+
+/** To a tenant's admins: an endpoint failed for days and authd stopped sending to it. */
+export function webhookDisabledMail(input: { tenantName: string; firstName: string; url: string; failingSince: number; endpointId: string }): MailContent {
+  const { tenantName, firstName, url, endpointId } = input
+  const since = new Date(input.failingSince).toUTCString()
+  const subject = `${tenantName}: a webhook endpoint was disabled`
+  const lines = [
+    `Every delivery to the webhook endpoint ${url} (${endpointId}) has failed since ${since}, so authd has disabled it: events of ${tenantName} are no longer sent there.`,
+    `When the endpoint answers again, enable it (authd webhooks update ${endpointId} --enable, or the admin API) and send the dead deliveries again with authd webhooks redeliver.`,
+  ]
+  return {
+    subject,
+    text: [greeting(firstName), '', ...lines].join('\n'),
+    html: layout(escape(subject), [escape(greeting(firstName)), ...lines.map(escape)]),
+  }
+}
