@@ -23,6 +23,7 @@ import { loginRoute } from './routes/login'
 import { logoutRoute } from './routes/logout'
 import { meRoutes } from './routes/me'
 import { adminRoutes } from './routes/admin'
+import { adminWebhookRoutes } from './routes/admin-webhooks'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -75,6 +76,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(docsRoutes()),
     )
     .use(adminRoutes(deps))
+    .use(adminWebhookRoutes(deps))
     .use(pageRoutes(deps))
 }
 

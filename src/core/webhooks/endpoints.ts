@@ -139,6 +139,7 @@ export async function getEndpoint(deps: EndpointDeps, id: string, actor: Actor =
 /** Changes the URL, events or description, or enables/disables it (enabling clears its failing state). */
 export async function updateEndpoint(deps: EndpointDeps, id: string, input: { url?: string; events?: string | string[]; description?: string; enabled?: boolean }, actor: Actor = CLI_ACTOR): Promise<EndpointView> {
   const endpoint = await visibleEndpoint(deps, id, actor)
+  if (input.url === undefined && input.events === undefined && input.description === undefined && input.enabled === undefined) throw badRequest('nothing to change: give url, events, description or enabled')
   const now = deps.clock.now()
   const changes: Partial<WebhookEndpoint> = { updatedAt: now }
   if (input.url !== undefined) changes.url = checkEndpointUrl(input.url, deps.config.webhooks)
