@@ -14,8 +14,9 @@ import { signDelivery } from './signing'
 import type { AttemptResult, ClaimedDelivery } from './types'
 
 export const ATTEMPT_TIMEOUT_MS = 10_000
-/** A worker that dies mid-attempt leaves its delivery to another after this. */
-export const DELIVERY_LEASE_MS = 60_000
+/** A worker that dies mid-attempt leaves its delivery to another after this: longer than an
+ *  attempt can last (it is cut at ATTEMPT_TIMEOUT_MS), short enough to resume soon after a crash. */
+export const DELIVERY_LEASE_MS = 15_000
 export const RETRY_FOR_MS = 3 * 86400_000
 export const DISABLE_AFTER_FAILING_MS = 5 * 86400_000
 export const KEPT_RESPONSE_BYTES = 1024
