@@ -239,4 +239,25 @@ describe('address safety', () => {
     expect(row!.last_error).toContain(`refused: hooks.attacker.test resolves to ${address}`)
     expect(asked).toContain('hooks.attacker.test')
   })
+
+  it('lets AUTHD_WEBHOOKS_ALLOW_PRIVATE allow the ranges it names, and only those', async () => {
+    const { loadConfig } = await import('../../src/config')
+    expect(() => loadConfig({ AUTHD_WEBHOOKS_ALLOW_PRIVATE: 'intranet' })).toThrow('AUTHD_WEBHOOKS_ALLOW_PRIVATE must list IP addresses or CIDRs')
+    expect(() => loadConfig({ AUTHD_WEBHOOKS_ALLOW_INSECURE: 'yes' })).toThrow('AUTHD_WEBHOOKS_ALLOW_INSECURE must be 1 or 0')
+    const allowing = await createTestContext({ AUTHD_WEBHOOKS_ALLOW_PRIVATE: '10.0.0.0/8' })
+    const local = new WebhookWorker(allowing.runtime, silentLogger, { pollMs: 25, timeoutMs: 300, resolve: async (name) => [name === 'crm.internal.test' ? '10.1.2.3' : '169.254.169.254'] })
+    try {
+      const inside = (await createEndpoint(allowing.runtime, { tenantId: allowing.tenantId, url: 'https://crm.internal.test/x', events: 'user.created' })).endpoint
+      const metadata = (await createEndpoint(allowing.runtime, { tenantId: allowing.tenantId, url: 'https://metadata.test/x', events: 'user.created' })).endpoint
+      local.start()
+      await allowing.addUser()
+      const lastError = async (id: string) => (await queryDatabase<{ last_error: string | null }>(allowing, 'SELECT last_error FROM webhook_deliveries WHERE endpoint_id = $1', [id]))[0]?.last_error ?? null
+      await until('both attempted', async () => (await lastError(inside.id)) !== null && (await lastError(metadata.id)) !== null)
+      expect(await lastError(inside.id)).not.toContain('refused')
+      expect(await lastError(metadata.id)).toContain('refused: metadata.test resolves to 169.254.169.254')
+    } finally {
+      await local.stop()
+      await allowing.close()
+    }
+  })
 })
