@@ -415,6 +415,8 @@ export const webhookEvents = sqliteTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
+    /** The user the event is about: erasing the user reduces their events to this id. */
+    userId: text('user_id').notNull(),
     type: text('type').notNull(),
     /** The payload's `data`, as JSON text. */
     data: text('data').notNull(),
@@ -422,7 +424,7 @@ export const webhookEvents = sqliteTable(
     /** Set once the worker has written the event's deliveries. */
     fannedOutAt: integer('fanned_out_at'),
   },
-  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt)],
+  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt), index('webhook_events_user_idx').on(t.userId)],
 )
 
 export const webhookDeliveries = sqliteTable(

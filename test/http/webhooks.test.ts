@@ -86,6 +86,8 @@ describe('events', () => {
 
     const [hash] = await queryDatabase<{ password_hash: string }>(ctx, 'SELECT password_hash FROM users WHERE id = $1', [userId])
     secrets.push(hash!.password_hash)
+    // (delivered before the erasure, which reduces the user's undelivered events to the id)
+    await until('every event so far', () => WEBHOOK_EVENT_TYPES.every((type) => type === 'user.deleted' || receiver.received.some((r) => r.type === type)))
     await deleteUser(ctx.runtime, userId)
 
     await until('every event type', () => WEBHOOK_EVENT_TYPES.every((type) => receiver.received.some((r) => r.type === type)))
@@ -98,6 +100,18 @@ describe('events', () => {
     expect(receiver.received.find((r) => r.type === 'passkey.added')!.data).toEqual({ passkey: { id: 'pk-1', name: 'Laptop' }, user: { id: userId } })
     expect(secrets.every((secret) => typeof secret === 'string' && secret.length >= 6)).toBe(true)
     for (const delivered of receiver.received) for (const secret of secrets) expect(delivered.body).not.toContain(secret)
+  })
+
+  it("erasing a user reduces their undelivered events to the user's id", async () => {
+    const { receiver } = await subscribe('*')
+    const { userId, email } = await ctx.addUser({ firstName: 'Erasable' })
+    await loginFor(ctx, email)
+    await deleteUser(ctx.runtime, userId)
+    startWorker()
+    await until('user.deleted', () => receiver.received.some((r) => r.type === 'user.deleted'))
+    expect(receiver.received.map((r) => r.type)).toEqual(['user.created', 'session.created', 'user.deleted'])
+    expect(receiver.received[0]!.data).toEqual({ user: { id: userId } })
+    for (const delivered of receiver.received) expect(delivered.body).not.toMatch(/Erasable|user\d+@example/)
   })
 
   it('a rehash of the same password at login is no password change', async () => {
@@ -133,8 +147,8 @@ describe('delivery', () => {
     receiver.state.mode = 'ok'
     ctx.clock.advance(3600)
     await until('all twelve', () => receiver.ids().size === 12)
+    await until('all twelve recorded', async () => (await deliveryRows(endpoint.id)).every((d) => d.status === 'succeeded'))
     const rows = await deliveryRows(endpoint.id)
-    expect(rows.every((d) => d.status === 'succeeded')).toBe(true)
     expect(receiver.ids()).toEqual(new Set(rows.map((d) => d.event_id)))
   })
 

@@ -367,12 +367,14 @@ export const webhookEvents = pgTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
+    /** The user the event is about: erasing the user reduces their events to this id. */
+    userId: text('user_id').notNull(),
     type: text('type').notNull(),
     data: text('data').notNull(),
     createdAt: ms('created_at').notNull(),
     fannedOutAt: ms('fanned_out_at'),
   },
-  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt)],
+  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt), index('webhook_events_user_idx').on(t.userId)],
 )
 
 export const webhookDeliveries = pgTable(
