@@ -67,6 +67,8 @@ export interface RetentionSettings {
   sessionsSec: number
   /** Delivered or expired mail (metadata only: bodies are erased at delivery). */
   mailSec: number
+  /** Delivered or dead webhook deliveries. */
+  webhooksSec: number
   /** Forgot-password request records, and spent or expired OTPs and setup tokens. */
   resetDataSec: number
 }
@@ -135,6 +137,7 @@ export const SETTINGS = [
   'AUTHD_RETAIN_MAIL',
   'AUTHD_RETAIN_RESET_DATA',
   'AUTHD_RETAIN_SESSIONS',
+  'AUTHD_RETAIN_WEBHOOKS',
   'AUTHD_SESSION_MAX_AGE',
   'AUTHD_SETUP_TOKEN_TTL',
   'AUTHD_SIGNUP_IP_PER_HOUR',
@@ -399,6 +402,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       auditSec: read('AUTHD_RETAIN_AUDIT', 365 * 86400, parseDuration),
       sessionsSec: read('AUTHD_RETAIN_SESSIONS', 30 * 86400, parseDuration),
       mailSec: read('AUTHD_RETAIN_MAIL', 30 * 86400, parseDuration),
+      webhooksSec: read('AUTHD_RETAIN_WEBHOOKS', 30 * 86400, parseDuration),
       resetDataSec: read('AUTHD_RETAIN_RESET_DATA', 7 * 86400, parseDuration),
     },
     webhooks: {
