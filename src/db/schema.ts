@@ -454,5 +454,7 @@ export const webhookDeliveries = sqliteTable(
     uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.eventId),
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    // claimNext's test for a delivery in flight at the endpoint (status 'sending', lease not run out)
+    index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
   ],
 )

@@ -18,17 +18,21 @@ export const endpointFields = (changes: Partial<WebhookEndpoint>) => {
 
 export function createWebhookStore(db: Db): WebhookStore {
   // The oldest due delivery of an enabled endpoint with nothing in flight: one delivery per
-  // endpoint at a time, so a slow endpoint holds one worker slot and its own queue only.
+  // endpoint at a time, so a slow endpoint holds one worker slot and its own queue only. A
+  // claimed delivery's next_attempt_at is its lease's end, so "due" is one index range for
+  // both a pending delivery and one whose worker died (webhook_deliveries_due_idx), and "in
+  // flight" one look-up (webhook_deliveries_in_flight_idx), however many deliveries are kept.
   const claim = db.$client.prepare(`
-    UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = $leaseUntil
+    UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = $leaseUntil, next_attempt_at = $leaseUntil
     WHERE id = (
       SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE ((d.status = 'pending' AND d.next_attempt_at <= $now) OR (d.status = 'sending' AND d.lease_until <= $now))
+      WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= $now
         AND e.disabled_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.lease_until > $now)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > $now)
       ORDER BY d.next_attempt_at LIMIT 1
     )
     RETURNING id`)
+  const anyWaiting = db.$client.prepare('SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT 1')
   const deliveryById = (id: string) => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get() ?? null
   const withType = (id: string) => {
     const row = db
@@ -68,6 +72,8 @@ export function createWebhookStore(db: Db): WebhookStore {
       })
     },
     async fanOut(limit, now, route) {
+      // Most rounds find nothing: they take no write lock.
+      if (!anyWaiting.get()) return 0
       return immediate(db, () => {
         const events = db.select().from(webhookEvents).where(isNull(webhookEvents.fannedOutAt)).orderBy(asc(webhookEvents.createdAt)).limit(limit).all()
         if (events.length === 0) return 0

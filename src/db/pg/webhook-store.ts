@@ -21,8 +21,10 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
       .where(eq(webhookDeliveries.id, id))
     return row ? { ...row.delivery, eventType: row.eventType } : null
   }
-  const due = (now: number) => sql`((d.status = 'pending' AND d.next_attempt_at <= ${now}::bigint) OR (d.status = 'sending' AND d.lease_until <= ${now}::bigint))`
-  const noneInFlight = (now: number) => sql`NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.lease_until > ${now}::bigint)`
+  // A claimed delivery's next_attempt_at is its lease's end (as on SQLite, ../webhook-store.ts):
+  // "due" and "in flight" are each one index range.
+  const due = (now: number) => sql`(d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}::bigint)`
+  const noneInFlight = (now: number) => sql`NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > ${now}::bigint)`
 
   return {
     async insertEndpoint(endpoint) {
@@ -52,6 +54,8 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
       })
     },
     async fanOut(limit, now, route) {
+      // Most rounds find nothing: they open no transaction.
+      if ((await db.select({ id: webhookEvents.id }).from(webhookEvents).where(isNull(webhookEvents.fannedOutAt)).limit(1)).length === 0) return 0
       return db.transaction(async (tx) => {
         const events = await tx.select().from(webhookEvents).where(isNull(webhookEvents.fannedOutAt)).orderBy(asc(webhookEvents.createdAt)).limit(limit).for('update', { skipLocked: true })
         if (events.length === 0) return 0
@@ -72,7 +76,7 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
           WHERE ${due(now)} AND e.disabled_at IS NULL AND ${noneInFlight(now)}
           ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`)) as unknown as Array<{ id: string }>
         if (!endpoint) return null
-        const [claimed] = (await tx.execute(sql`UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ${now + leaseMs}::bigint
+        const [claimed] = (await tx.execute(sql`UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ${now + leaseMs}::bigint, next_attempt_at = ${now + leaseMs}::bigint
           WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = ${endpoint.id} AND ${due(now)} AND ${noneInFlight(now)}
             ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING id`)) as unknown as Array<{ id: string }>
