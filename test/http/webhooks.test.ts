@@ -15,6 +15,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/events'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
 import type { Resolver } from '../../src/core/webhooks/address'
 import { silentLogger } from '../../src/log'
+import { createMetrics } from '../../src/server/app'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -222,6 +223,28 @@ describe('delivery', () => {
     const headers = (signature: string) => ({ 'webhook-id': delivered!.id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature })
     expect(() => new Webhook(previous).verify(delivered!.body, headers(delivered!.signatures.join(' ')))).not.toThrow()
     expect(() => new Webhook(secret).verify(delivered!.body, headers(delivered!.signatures[0]!))).not.toThrow()
+    // After 24 hours the previous secret signs no more.
+    ctx.clock.advance(24 * 3600 + 1)
+    await ctx.addUser()
+    await until('delivered', () => receiver.received.length === 2)
+    expect(receiver.received[1]!.signatures).toHaveLength(1)
+  })
+
+  it('is measured: attempts by outcome, the queue, and the age of the oldest undelivered delivery', async () => {
+    const { receiver } = await subscribe('user.created')
+    receiver.state.mode = 'down'
+    const metrics = createMetrics(ctx.runtime)
+    worker = new WebhookWorker(ctx.runtime, silentLogger, { pollMs: 25, observe: (outcome) => metrics.webhookDeliveries.inc({ outcome }) })
+    worker.start()
+    await ctx.addUser()
+    await until('a failed attempt', () => receiver.state.requests >= 1)
+    ctx.clock.advance(120)
+    await until('counted', async () => (await metrics.render()).includes('authd_webhook_deliveries_total{outcome="failed"}'))
+    await worker.stop() // (an attempt cut short by the stop is queued again: still pending)
+    const text = await metrics.render()
+    expect(text).toMatch(/^authd_webhook_deliveries\{status="pending"\} 1$/m)
+    expect(Number(/^authd_webhook_oldest_pending_age_seconds (\S+)$/m.exec(text)![1])).toBeGreaterThanOrEqual(120)
+    expect(text).toMatch(/^authd_webhook_events_waiting 0$/m)
   })
 })
 
