@@ -10,7 +10,7 @@ import { auditEvent, CLI_ACTOR } from '../../src/core/audit'
 import { newOutboxMessage } from '../../src/core/mail/outbox'
 import { setTenantSignup } from '../../src/core/signup'
 import { deleteUser, prepareUser, setUserDisabled, setUserPassword, updateUser } from '../../src/core/users'
-import { createEndpoint, listDeliveries, redeliver, rotateSecret } from '../../src/core/webhooks/endpoints'
+import { createEndpoint, listDeliveries, redeliver, rotateSecret, updateEndpoint } from '../../src/core/webhooks/endpoints'
 import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/events'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
 import type { Resolver } from '../../src/core/webhooks/address'
@@ -161,9 +161,27 @@ describe('delivery', () => {
     startWorker({ timeoutMs: 120_000 })
     for (let i = 0; i < 5; i++) await ctx.addUser()
     await until('the healthy endpoint has all five', () => healthy.ids().size === 5)
+    // nor a login
+    const { email } = await ctx.addUser()
+    expect((await loginFor(ctx, email)).status).toBe(201)
+    await until('the healthy endpoint has the sixth', () => healthy.ids().size === 6)
     expect(stuck.state.requests).toBe(1)
     const rows = await deliveryRows(stuckEndpoint.id)
-    expect(rows.map((d) => d.status).sort()).toEqual(['pending', 'pending', 'pending', 'pending', 'sending'])
+    expect(rows.map((d) => d.status).sort()).toEqual(['pending', 'pending', 'pending', 'pending', 'pending', 'sending'])
+  })
+
+  it('queues nothing for a disabled endpoint, and sends to it again once it is enabled', async () => {
+    const { receiver, endpoint } = await subscribe('user.created')
+    await updateEndpoint(ctx.runtime, endpoint.id, { enabled: false })
+    await ctx.addUser()
+    await ctx.addUser()
+    startWorker()
+    await until('fanned out', async () => (await deliveryRows(endpoint.id)).length === 0 && (await ctx.runtime.store.webhooks.stats()).eventsWaiting === 0)
+    // events written while it was disabled are not queued for it
+    await updateEndpoint(ctx.runtime, endpoint.id, { enabled: true })
+    const { userId } = await ctx.addUser()
+    await until('delivered', () => receiver.received.length === 1)
+    expect(receiver.received[0]!.data.user.id).toBe(userId)
   })
 
   it('does not follow a redirect, and keeps at most 1 KiB of the answer', async () => {
