@@ -184,6 +184,16 @@ describe('delivery', () => {
     expect(receiver.received[0]!.data.user.id).toBe(userId)
   })
 
+  it('reaches a receiver named localhost through the system resolver, trying each loopback address it has', async () => {
+    const receiver = startReceiver()
+    receivers.push(receiver)
+    const { secret } = await createEndpoint(ctx.runtime, { tenantId: ctx.tenantId, url: receiver.url.replace('127.0.0.1', 'localhost'), events: 'user.created' })
+    receiver.state.secrets.push(secret)
+    startWorker()
+    await ctx.addUser()
+    await until('delivered', () => receiver.received.length === 1)
+  })
+
   it('does not follow a redirect, and keeps at most 1 KiB of the answer', async () => {
     const { receiver, endpoint } = await subscribe('user.created')
     receiver.state.mode = 'redirect'

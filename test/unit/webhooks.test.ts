@@ -72,8 +72,8 @@ describe('where a delivery may go', () => {
 
   it('checks every address a name has, and connects to the one it checked', async () => {
     await expect(resolveTarget('https://mixed.test/x', strict, async () => ['93.184.215.14', '10.0.0.1'])).rejects.toThrow('resolves to 10.0.0.1')
-    expect(await resolveTarget('https://public.test:8443/x?y=1', strict, async () => ['93.184.215.14'])).toEqual({ address: '93.184.215.14', hostname: 'public.test', url: 'https://93.184.215.14:8443/x?y=1' })
-    expect((await resolveTarget('https://v6.test/x', strict, async () => ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'])).url).toBe('https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x')
+    expect(await resolveTarget('https://public.test:8443/x?y=1', strict, async () => ['93.184.215.14'])).toEqual({ hostname: 'public.test', urls: ['https://93.184.215.14:8443/x?y=1'] })
+    expect((await resolveTarget('https://v6.test/x', strict, async () => ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', '93.184.215.14'])).urls).toEqual(['https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x', 'https://93.184.215.14/x'])
     await expect(resolveTarget('https://nothing.test/x', strict, async () => [])).rejects.toThrow('has no address')
   })
 
@@ -90,6 +90,6 @@ describe('where a delivery may go', () => {
   it('refuses an http URL whose name resolves off loopback, even with the switch on', async () => {
     const insecure = { allowInsecure: true, allowPrivate: [] as never[] }
     await expect(resolveTarget('http://localhost:8080/a', insecure, async () => ['93.184.215.14'])).rejects.toThrow('resolves to 93.184.215.14')
-    expect((await resolveTarget('http://localhost:8080/a', insecure, async () => ['127.0.0.1'])).url).toBe('http://127.0.0.1:8080/a')
+    expect((await resolveTarget('http://localhost:8080/a', insecure, async () => ['::1', '127.0.0.1'])).urls).toEqual(['http://[::1]:8080/a', 'http://127.0.0.1:8080/a'])
   })
 })

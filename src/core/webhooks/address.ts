@@ -56,12 +56,12 @@ export function addressAllowed(address: string, settings: WebhookSettings, insec
   return settings.allowPrivate.some(([network, bits]) => parsed.kind() === network.kind() && parsed.match(network, bits))
 }
 
-/** Where one attempt goes: the checked address, and the name the TLS certificate must carry. */
+/** Where one attempt goes: the checked addresses, and the name the TLS certificate must carry. */
 export interface Target {
-  address: string
   hostname: string
-  /** The URL with the checked address in place of the name. */
-  url: string
+  /** The URL with each checked address in place of the name, in the resolver's order (tried
+   *  in turn while a connection fails: `localhost` may be ::1 first, and listen on 127.0.0.1 only). */
+  urls: string[]
 }
 
 export class RefusedAddress extends Error {}
@@ -76,8 +76,10 @@ export async function resolveTarget(rawUrl: string, settings: WebhookSettings, r
   if (addresses.length === 0) throw new RefusedAddress(`${hostname} has no address`)
   const refused = addresses.find((address) => !addressAllowed(address, settings, insecure))
   if (refused !== undefined) throw new RefusedAddress(`${hostname} resolves to ${refused}, a ${normalised(refused).range()} address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)`)
-  const address = normalised(addresses[0]!).toString()
-  const target = new URL(url)
-  target.hostname = address.includes(':') ? `[${address}]` : address
-  return { address, hostname, url: target.href }
+  const urls = [...new Set(addresses.map((raw) => normalised(raw).toString()))].map((address) => {
+    const target = new URL(url)
+    target.hostname = address.includes(':') ? `[${address}]` : address
+    return target.href
+  })
+  return { hostname, urls }
 }

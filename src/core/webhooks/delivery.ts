@@ -70,19 +70,32 @@ async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, opt
   // The timestamp is checked against the receiver's wall clock (5 minutes' tolerance), so it is the real time.
   const headers = { ...signDelivery(deps.serverKeys.sealing, endpoint, event.id, body, at, Date.now()), 'content-type': 'application/json', 'user-agent': 'authd-webhooks', host: new URL(endpoint.url).host }
   const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS), ...(options.stopping ? [options.stopping] : [])])
-  try {
-    const response = await fetch(target.url, {
+  const hostname = target.hostname
+  const post = (url: string) =>
+    fetch(url, {
       method: 'POST',
       headers,
       body,
       redirect: 'manual',
       signal,
       // The connection goes to the checked address; the certificate must still name the host.
-      tls: { serverName: target.hostname, checkServerIdentity: (_: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(target.hostname, cert) },
+      tls: { serverName: hostname, checkServerIdentity: (_: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(hostname, cert) },
     } as RequestInit)
-    const kept = await firstBytes(response, KEPT_RESPONSE_BYTES)
-    const ok = response.status >= 200 && response.status < 300
-    return { at, status: response.status, error: ok ? null : response.status >= 300 && response.status < 400 ? `redirect (${response.status}) not followed` : `answered ${response.status}`, response: kept }
+  try {
+    let response: Response | undefined
+    for (const [i, url] of target.urls.entries()) {
+      try {
+        response = await post(url)
+        break
+      } catch (error) {
+        // The next checked address, if this one could not be reached (not after a timeout).
+        if (signal.aborted || i === target.urls.length - 1) throw error
+      }
+    }
+    const answered = response!
+    const kept = await firstBytes(answered, KEPT_RESPONSE_BYTES)
+    const ok = answered.status >= 200 && answered.status < 300
+    return { at, status: answered.status, error: ok ? null : answered.status >= 300 && answered.status < 400 ? `redirect (${answered.status}) not followed` : `answered ${answered.status}`, response: kept }
   } catch (error) {
     return failed(signal.aborted ? (options.stopping?.aborted ? 'authd stopped during the attempt' : `no answer within ${(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s`) : messageOf(error))
   }
