@@ -129,6 +129,14 @@ export function createWebhookStore(db: Db): WebhookStore {
         return row?.failingSince ?? result.at
       })
     },
+    async requeue(id, at) {
+      await immediate(db, () =>
+        db.update(webhookDeliveries)
+          .set({ status: 'pending', nextAttemptAt: at, leaseUntil: null, attempts: sql`max(${webhookDeliveries.attempts} - 1, 0)` })
+          .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending')))
+          .run(),
+      )
+    },
     async disableEndpoint(id, now, reason, mails) {
       return immediate(db, () => {
         const disabled = changesOf(db.update(webhookEndpoints).set({ disabledAt: now, disabledReason: reason, updatedAt: now }).where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt))).run()) === 1

@@ -194,6 +194,21 @@ describe('delivery', () => {
     await until('delivered', () => receiver.received.length === 1)
   })
 
+  it('puts back an attempt cut short by a shutdown, uncounted, and the endpoint not failing', async () => {
+    const { receiver, endpoint } = await subscribe('user.created')
+    receiver.state.mode = 'hang'
+    startWorker({ timeoutMs: 120_000 })
+    await ctx.addUser()
+    await until('in flight', () => receiver.state.requests === 1)
+    await worker!.stop()
+    const [row] = await deliveryRows(endpoint.id)
+    expect({ status: row!.status, attempts: Number(row!.attempts), lastError: row!.last_error }).toEqual({ status: 'pending', attempts: 0, lastError: null })
+    expect((await ctx.runtime.store.webhooks.getEndpoint(endpoint.id))!.failingSince).toBeNull()
+    receiver.state.mode = 'ok'
+    startWorker()
+    await until('delivered after the restart', () => receiver.received.length === 1)
+  })
+
   it('does not follow a redirect, and keeps at most 1 KiB of the answer', async () => {
     const { receiver, endpoint } = await subscribe('user.created')
     receiver.state.mode = 'redirect'

@@ -32,7 +32,8 @@ export function retryDelayMs(attempts: number, random = Math.random()): number {
 
 export type WebhookDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued'>
 
-export type AttemptOutcome = 'succeeded' | 'failed' | 'dead'
+/** What an attempt came to; 'requeued': cut short by a shutdown, put back uncounted. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'dead' | 'requeued'
 
 /** Sends one attempt of a claimed delivery and records its outcome. */
 export async function attemptDelivery(
@@ -49,8 +50,13 @@ export async function attemptDelivery(
     return 'succeeded'
   }
   const now = deps.clock.now()
+  if (options.stopping?.aborted && result.status === null) {
+    // Not the endpoint's failure: another instance, or this one after its restart, sends it now.
+    await deps.store.webhooks.requeue(delivery.id, now)
+    return 'requeued'
+  }
   const dead = now >= delivery.giveUpAt
-  const retryAt = dead ? null : options.stopping?.aborted ? now : now + retryDelayMs(delivery.attempts)
+  const retryAt = dead ? null : now + retryDelayMs(delivery.attempts)
   const failingSince = await deps.store.webhooks.recordFailure(delivery.id, endpoint.id, result, retryAt)
   options.logger.log('warn', dead ? 'webhook delivery dead (authd webhooks redeliver sends it again)' : 'webhook delivery failed, will retry', { ...about, error: result.error })
   if (now - failingSince >= DISABLE_AFTER_FAILING_MS) await disableFailingEndpoint(deps, claimed, failingSince, options.logger)

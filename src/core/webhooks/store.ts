@@ -33,6 +33,9 @@ export interface WebhookStore {
    * failing since this attempt if it was not already. Returns since when it has been failing.
    */
   recordFailure(id: string, endpointId: string, result: AttemptResult, retryAt: number | null): Promise<number>
+  /** Puts back a delivery whose attempt was cut short by a shutdown: due at `at`, the attempt
+   *  not counted, the endpoint not marked failing. */
+  requeue(id: string, at: number): Promise<void>
   /** Disables the endpoint if it is enabled, queuing `mails` with it; false if it was already disabled. */
   disableEndpoint(id: string, now: number, reason: string, mails: OutboxMessage[]): Promise<boolean>
   /** The e-mail addresses of the tenant's enabled admins. */

@@ -17,7 +17,8 @@ export interface WebhookWorkerOptions {
   concurrency?: number
   pollMs?: number
   timeoutMs?: number
-  observe?: (outcome: AttemptOutcome) => void
+  /** Told each attempt's outcome (not a requeue at shutdown). */
+  observe?: (outcome: Exclude<AttemptOutcome, 'requeued'>) => void
 }
 
 /** The deliveries of one event: one per enabled endpoint of its tenant that subscribes to its type. */
@@ -79,7 +80,8 @@ export class WebhookWorker {
     this.wakeUp?.()
   }
 
-  /** Stops claiming; attempts in flight are cut short and queued again at once (for this or another instance). */
+  /** Stops claiming; attempts in flight are cut short and put back, due at once, uncounted
+   *  (for another instance, or this one after its restart). */
   async stop() {
     this.running = false
     this.stopping.abort()
@@ -98,7 +100,9 @@ export class WebhookWorker {
           const claimed = await this.deps.store.webhooks.claimNext(this.deps.clock.now(), DELIVERY_LEASE_MS)
           if (!claimed) break
           const attempt = attemptDelivery(this.deps, claimed, { resolve: this.options.resolve ?? systemResolver, logger: this.logger, timeoutMs: this.options.timeoutMs, stopping: this.stopping.signal })
-            .then((outcome) => this.options.observe?.(outcome))
+            .then((outcome) => {
+              if (outcome !== 'requeued') this.options.observe?.(outcome)
+            })
             .catch((error) => this.logger.log('error', 'webhook delivery error', { deliveryId: claimed.delivery.id, error: error instanceof Error ? error.message : String(error) }))
             .finally(() => {
               this.inFlight.delete(attempt)

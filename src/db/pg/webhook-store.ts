@@ -114,6 +114,12 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
         return row?.failingSince ?? result.at
       })
     },
+    async requeue(id, at) {
+      await db
+        .update(webhookDeliveries)
+        .set({ status: 'pending', nextAttemptAt: at, leaseUntil: null, attempts: sql`greatest(${webhookDeliveries.attempts} - 1, 0)` })
+        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending')))
+    },
     async disableEndpoint(id, now, reason, mails) {
       return db.transaction(async (tx) => {
         const disabled = await tx
