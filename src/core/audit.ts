@@ -84,6 +84,7 @@ export type AuditType =
   | 'webhook_endpoint.updated'
   | 'webhook_endpoint.secret_rotated'
   | 'webhook_endpoint.deleted'
+  | 'webhook_endpoint.disabled'
   | 'webhook_delivery.redelivered'
 
 /** a***@example.com: enough to tell addresses apart in an investigation, not to harvest them. */

@@ -252,6 +252,8 @@ describe('delivery', () => {
     await until('disabled', async () => (await ctx.runtime.store.webhooks.getEndpoint(endpoint.id))!.disabledAt !== null)
     const mails = await queryDatabase<{ recipient: string; subject: string }>(ctx, "SELECT recipient, subject FROM mail_outbox WHERE kind = 'webhook-disabled'")
     expect(mails).toEqual([{ recipient: 'admin@example.com', subject: 'Acme: a webhook endpoint was disabled' }])
+    const [audited] = await ctx.runtime.store.audit.query({ type: 'webhook_endpoint.disabled' })
+    expect(audited!.detail).toMatchObject({ endpointId: endpoint.id, adminsMailed: 1 })
   })
 
   it('after a secret rotation each delivery carries both signatures, each verifying with its own secret', async () => {

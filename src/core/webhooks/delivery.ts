@@ -6,6 +6,7 @@
 import { checkServerIdentity } from 'node:tls'
 import type { Logger } from '../../log'
 import type { Deps } from '../deps'
+import { audit } from '../audit'
 import { webhookDisabledMail } from '../mail/templates'
 import { newOutboxMessage } from '../mail/outbox'
 import { RefusedAddress, resolveTarget, type Resolver } from './address'
@@ -146,6 +147,7 @@ async function disableFailingEndpoint(deps: WebhookDeps, { endpoint }: ClaimedDe
   )
   if (await deps.store.webhooks.disableEndpoint(endpoint.id, now, 'failing for 5 days', mails)) {
     deps.mailQueued.notify()
+    await audit(deps, 'webhook_endpoint.disabled', { ip: null, userAgent: 'authd-webhooks' }, { tenantId: endpoint.tenantId, detail: { endpointId: endpoint.id, failingSince, adminsMailed: mails.length } })
     logger.log('warn', 'webhook endpoint disabled: failing for 5 days; its tenant admins were mailed', { endpointId: endpoint.id, tenantId: endpoint.tenantId, admins: mails.length })
   }
 }
