@@ -7,6 +7,8 @@ import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
 import { setTenantSignup } from '../../src/core/signup'
 import { updateTenantPages } from '../../src/core/tenant-pages'
+import { createTenant } from '../../src/core/tenants'
+import { createUser } from '../../src/core/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
@@ -66,6 +68,37 @@ describe('login page', () => {
     const [row] = await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM refresh_families WHERE revoked_at IS NULL')
     expect(Number(row!.n)).toBe(0)
     expect(account.status).toBe(200)
+  })
+
+  it('keeps one session per browser: signing in again, here or at another tenant, ends the session the cookie held', async () => {
+    const live = async () => Number((await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM refresh_families WHERE revoked_at IS NULL'))[0]!.n)
+    await signIn()
+    // (signed in, the login page sends the browser on; a second sign-in is a fresh form post)
+    const again = await browser.post(`${base}/login`, { _form: formOn((await browser.get(`${base}/logout`)).html, '/logout').hidden._form!, email, password: PASSWORD })
+    expect(again.location).toBe(`${base}/account`)
+    expect(await live()).toBe(1)
+
+    const beta = await createTenant(ctx.runtime, { name: 'Beta' })
+    await createUser(ctx.runtime, { tenantId: beta.id, email, firstName: 'Ada', lastName: 'B', password: PASSWORD })
+    const betaLogin = await browser.get(`/t/${beta.id}/login`)
+    expect((await browser.submit(betaLogin, '/login', { email, password: PASSWORD })).location).toBe(`/t/${beta.id}/account`)
+    expect(await live()).toBe(1)
+    expect((await browser.get(`${base}/account`)).location).toBe(`${base}/login`)
+    expect((await browser.get(`/t/${beta.id}/account`)).status).toBe(200)
+  })
+
+  it("keeps the page session and an app's refresh token apart: neither opens the other's door, and an app's refresh does not sign the page out", async () => {
+    await signIn()
+    const pageCookie = browser.cookies.get('authd_session')!
+    const asRefresh = await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${pageCookie}` })
+    expect(asRefresh.status).toBe(401)
+    expect((await browser.get(`${base}/account`)).status).toBe(200)
+
+    const appToken = (await loginFor(ctx, email)).refreshCookie!
+    const stranger = new PageBrowser(ctx)
+    stranger.cookies.set('authd_session', appToken)
+    expect((await stranger.get(`${base}/account`)).location).toBe(`${base}/login`)
+    expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${appToken}` })).status).toBe(201)
   })
 
   it('asks a user with TOTP for the second factor: a wrong code on its field, the right one signs in', async () => {
