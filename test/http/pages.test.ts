@@ -132,6 +132,21 @@ describe('forms from another site', () => {
     expect(browser.cookies.has('authd_session')).toBe(false)
   })
 
+  it.each([
+    ['with its own Origin', { origin: 'http://rebound.example:3000', 'sec-fetch-site': 'same-origin' }],
+    ['with Origin: null (a page of no-referrer)', { origin: 'null', 'sec-fetch-site': 'same-origin' }],
+  ])('are refused from a name rebound to authd (DNS rebinding), %s: only AUTHD_PUBLIC_URL or a loopback name is authd', async (_, headers) => {
+    const rebound = new PageBrowser(ctx, {}, 'http://rebound.example:3000')
+    const page = await rebound.get(`${base}/login`)
+    expect(page.status).toBe(200)
+    const refused = await rebound.submit(page, '/login', { email, password: PASSWORD }, headers)
+    expect(refused.status).toBe(403)
+    expect(rebound.cookies.has('authd_session')).toBe(false)
+    // the same form from authd's own name goes through
+    const own = await browser.submit(await browser.get(`${base}/login`), '/login', { email, password: PASSWORD }, headers.origin === 'null' ? headers : { origin: 'http://localhost' })
+    expect(own.location).toBe(`${base}/account`)
+  })
+
   it("refuses a signed-out browser's token once signed in (the token is bound to the session)", async () => {
     const loginPage = await browser.get(`${base}/login`)
     await signIn()
