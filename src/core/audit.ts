@@ -51,6 +51,7 @@ export type AuditType =
   | 'passkey.renamed'
   | 'passkey.removed'
   | 'passkey.counter_regressed'
+  | 'passkey_options.limited'
   | 'passkeys.listed'
   | 'reauth.failed'
   | 'signup.requested'

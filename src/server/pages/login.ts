@@ -100,7 +100,10 @@ export const loginPages = (deps: Deps) =>
       }
     })
     // (JSON for the script; the form's token and Origin are checked as for any form)
-    .post('/login/passkey/options', async (ctx: PageRequest) => startPasskeySignIn(deps, (await openPage(deps, ctx, true)).tenant, undefined))
+    .post('/login/passkey/options', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      return startPasskeySignIn(deps, page.tenant, undefined, page.actor)
+    })
     .post('/login/passkey', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
       const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
