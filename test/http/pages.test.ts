@@ -101,6 +101,17 @@ describe('login page', () => {
     expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${appToken}` })).status).toBe(201)
   })
 
+  it('says how long a backed-off login waits, in words that count ("in 1 second", then "in 2 seconds")', async () => {
+    const page = await browser.get(`${base}/login`)
+    for (let i = 0; i < 5; i++) await browser.submit(page, '/login', { email, password: 'not the password at all' })
+    const held = await browser.submit(page, '/login', { email, password: PASSWORD })
+    expect({ status: held.status, problem: problemText(held.html) }).toEqual({ status: 429, problem: 'There is a problem Too many attempts. Try again in 1 second.' })
+    ctx.clock.advance(1)
+    await browser.submit(page, '/login', { email, password: 'not the password at all' })
+    const german = await browser.submit(page, '/login', { email, password: PASSWORD }, { origin: 'http://localhost', 'accept-language': 'de' })
+    expect(problemText(german.html)).toContain('Zu viele Versuche. Versuchen Sie es in 2 Sekunden erneut.')
+  })
+
   it('asks a user with TOTP for the second factor: a wrong code on its field, the right one signs in', async () => {
     const token = (await loginFor(ctx, email)).json.data.response.accessToken
     const bearer = { authorization: `Bearer ${token}` }

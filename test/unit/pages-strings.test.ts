@@ -3,7 +3,7 @@
 // {placeholders}; and the language is chosen from Accept-Language by its q-values.
 import { describe, expect, it } from 'bun:test'
 import { en } from '../../src/server/pages/strings/en'
-import { catalogues, chooseLanguage, translator } from '../../src/server/pages/strings'
+import { catalogues, chooseLanguage, formatWait, translator } from '../../src/server/pages/strings'
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 
@@ -22,6 +22,16 @@ describe('the pages\' catalogues', () => {
     ['xx', 'en'],
   ])('Accept-Language %p chooses %p', (header, language) => {
     expect(chooseLanguage(header)).toBe(language)
+  })
+
+  it.each([
+    ['en', 1, 'in 1 second'],
+    ['en', 40, 'in 40 seconds'],
+    ['en', 900, 'in 15 minutes'],
+    ['de', 1, 'in 1 Sekunde'],
+    ['de', 130, 'in 3 Minuten'],
+  ])('says a wait in %p: %p s is %p', (language, seconds, said) => {
+    expect(formatWait(language as string, seconds as number)).toBe(said as string)
   })
 
   it('fills in {values}', () => {

@@ -3,7 +3,7 @@
 // expects is not shown as a form's problem: it is thrown on, and the error page answers it.
 import { AppError, type ErrorCode } from '../../core/errors'
 import type { FormState } from './forms'
-import type { MessageKey, Translate } from './strings'
+import { formatWait, type MessageKey, type Translate } from './strings'
 
 /** Where a page shows an error of a given code: on a field, or over the whole form. */
 export type ProblemPlaces = Partial<Record<ErrorCode, { field?: string; key: MessageKey }>>
@@ -44,7 +44,7 @@ export function problemOf(t: Translate, error: unknown, places: ProblemPlaces, p
   else if (error.code === 'weak_password') state = at(passwordField, passwordRule(t, error.message))
   // (normaliseEmail's and validateName's refusals: the invalid_request a page's own fields can cause)
   else if (error.code === 'invalid_request' && INVALID_FIELDS[named]) state = at(named, t(INVALID_FIELDS[named]!))
-  else if (error.code === 'rate_limited') state = at(undefined, t('error.rateLimited', { seconds: error.retryAfter ?? 1 }))
+  else if (error.code === 'rate_limited') state = at(undefined, t('error.rateLimited', { wait: formatWait(t.language, error.retryAfter ?? 1) }))
   else if (error.code === 'unavailable') state = at(undefined, t('error.unavailable'))
   else if (error.code === 'user_disabled') state = at(undefined, t('error.userDisabled'))
   else throw error
