@@ -3,6 +3,7 @@
 // English mail; the API does the same from its Accept-Language; a retried mail keeps its
 // language (it is composed when queued); and a request that names no language we have gets English.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createApiKey } from '../../src/core/api-keys'
 import { createTestContext, type TestContext } from '../helpers'
 import { noticeText, PageBrowser } from '../pages'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
@@ -80,5 +81,17 @@ describe('a mail caused through the API', () => {
     await ctx.call('GET', `/api/v1/auth/forgot-password/${email}`)
     await ctx.deliverMail()
     expect((await smtp.waitFor(sentTo(email))).subject).toBe('Acme: your password reset code')
+  })
+
+  it("writes an invitation made through the admin API in the admin request's language, its link to the invite page", async () => {
+    const { key } = await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })
+    const body = { email: 'jorg@example.com', firstName: 'Jörg', lastName: 'Schmidt', invite: true }
+    const created = await ctx.call('POST', '/api/v1/admin/users', { apiKey: key, headers: { 'accept-language': 'de-AT' }, body })
+    expect(created.status).toBe(201)
+    await ctx.deliverMail()
+    const mail = await smtp.waitFor(sentTo(body.email))
+    expect(mail.subject).toBe('Acme: Legen Sie Ihr Passwort fest')
+    expect(mail.text).toMatch(new RegExp(`^Legen Sie Ihr Passwort hier fest: \\S+/t/${ctx.tenantId}/invite#token=`, 'm'))
+    expect(mail.html).toContain('>Passwort festlegen</a>')
   })
 })
