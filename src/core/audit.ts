@@ -54,6 +54,7 @@ export type AuditType =
   | 'passkey.renamed'
   | 'passkey.removed'
   | 'passkey.counter_regressed'
+  | 'passkey_options.limited'
   | 'passkeys.listed'
   | 'reauth.failed'
   | 'signup.requested'

@@ -64,7 +64,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
 
 /**
  * The caller a session's refresh token names, without spending it: authd's own pages keep
- * their session's first token in a cookie of their own (server/pages/page-session.ts) and
+ * their session's first token in a cookie of their own (sealed: server/pages/page-session.ts) and
  * present it with every page, where an app rotates its token at /refresh-token. The token's
  * expiry (1 or 30 days after the login) and the session's rules are those of any session:
  * revoked, expired, another tenant's, a disabled user or tenant are all refused alike (401).

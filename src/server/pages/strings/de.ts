@@ -135,7 +135,7 @@ export const de: Catalogue = {
   'invite.done': 'Ihr Passwort ist gesetzt. Sie können sich jetzt damit anmelden.',
 
   'error.title': 'Etwas stimmt nicht',
-  'error.rateLimited': 'Zu viele Versuche. Versuchen Sie es in {seconds} Sekunden erneut.',
+  'error.rateLimited': 'Zu viele Versuche. Versuchen Sie es {wait} erneut.',
   'error.unavailable': 'Der Dienst ist ausgelastet. Versuchen Sie es gleich noch einmal.',
   'error.userDisabled': 'Dieses Konto ist deaktiviert.',
   'error.crossSite': 'Dieses Formular wurde von einer anderen Website gesendet oder ist zu alt. Öffnen Sie die Seite erneut und senden Sie das Formular von dort.',

@@ -135,7 +135,7 @@ export const en = {
   'invite.done': 'Your password is set. You can sign in with it now.',
 
   'error.title': 'Something is wrong',
-  'error.rateLimited': 'Too many attempts. Try again in {seconds} seconds.',
+  'error.rateLimited': 'Too many attempts. Try again {wait}.',
   'error.unavailable': 'The service is busy. Try again in a moment.',
   'error.userDisabled': 'This account is disabled.',
   'error.crossSite': 'This form was sent from another site, or it is too old. Open the page again and send the form from there.',
