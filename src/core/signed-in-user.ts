@@ -126,7 +126,7 @@ export async function changePasswordInSession(
   const { user, tenant } = caller
   const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(newPassword, deps.config.passwordMinLength, user))
   const now = deps.clock.now()
-  await deps.store.users.replacePassword({ userId: user.id, passwordHash, now, notice: passwordChangedNotice(tenant, user, now), reason: 'password-changed', keepSessionId: caller.sessionId })
+  await deps.store.users.replacePassword({ userId: user.id, passwordHash, now, notice: passwordChangedNotice(tenant, user, now, actor.language), reason: 'password-changed', keepSessionId: caller.sessionId })
   deps.mailQueued.notify()
   await audit(deps, 'password.changed', actor, { tenantId: tenant.id, userId: user.id, detail: { in: 'session' } })
   return { ...user, passwordHash, updatedAt: now }

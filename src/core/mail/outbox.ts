@@ -55,8 +55,8 @@ export function newOutboxMessage(input: {
 }
 
 /** The "your password was changed" notice, however the password was changed. */
-export function passwordChangedNotice(tenant: Tenant, user: User, now: number): OutboxMessage {
-  const content = passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now })
+export function passwordChangedNotice(tenant: Tenant, user: User, now: number, language?: string): OutboxMessage {
+  const content = passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now, language })
   return newOutboxMessage({ tenantId: tenant.id, kind: 'password-changed', recipient: user.email, content, now })
 }
 

@@ -93,7 +93,7 @@ export async function finishPasskeyRegistration(
     tenantId: tenant.id,
     kind: 'passkey-added',
     recipient: user.email,
-    content: passkeyAddedMail({ tenantName: tenant.displayName ?? tenant.name, firstName: user.firstName, passkeyName: passkey.name, at: now }),
+    content: passkeyAddedMail({ tenantName: tenant.displayName ?? tenant.name, firstName: user.firstName, passkeyName: passkey.name, at: now, language: actor.language }),
     now,
   })
   const added = await deps.store.passkeys.insert({

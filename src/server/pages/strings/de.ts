@@ -45,6 +45,12 @@ export const de: Catalogue = {
   'account.stepUp.password': 'Aktuelles Passwort',
   'account.stepUp.submit': 'Bestätigen',
   'account.stepUp.invalid': 'Das Passwort ist falsch.',
+  'account.stepUp.code': 'Code aus Ihrer Authenticator-App',
+  'account.stepUp.orCode': 'Oder geben Sie einen Code aus Ihrer Authenticator-App ein.',
+  'account.stepUp.submitCode': 'Mit dem Code bestätigen',
+  'account.stepUp.codeInvalid': 'Der Code ist falsch oder wurde schon verwendet.',
+  'account.stepUp.passkey': 'Mit einem Passkey bestätigen',
+  'account.stepUp.passkeyFailed': 'Der Passkey konnte nicht bestätigen, dass Sie es sind. Versuchen Sie es erneut oder geben Sie Ihr Passwort ein.',
   'account.stepUp.done': 'Danke. Sie können Ihr Passwort in den nächsten 5 Minuten ändern.',
   'account.signOut': 'Abmelden',
 

@@ -45,6 +45,12 @@ export const en = {
   'account.stepUp.password': 'Current password',
   'account.stepUp.submit': 'Confirm',
   'account.stepUp.invalid': 'The password is wrong.',
+  'account.stepUp.code': 'Code from your authenticator app',
+  'account.stepUp.orCode': 'Or enter a code from your authenticator app.',
+  'account.stepUp.submitCode': 'Confirm with the code',
+  'account.stepUp.codeInvalid': 'The code is wrong or was used already.',
+  'account.stepUp.passkey': 'Confirm with a passkey',
+  'account.stepUp.passkeyFailed': 'The passkey could not confirm it is you. Try again, or enter your password.',
   'account.stepUp.done': 'Thank you. You can change your password in the next 5 minutes.',
   'account.signOut': 'Sign out',
 
