@@ -9,7 +9,7 @@ import { invitationMail } from './mail/templates'
 import { ipSubject, spendBudget } from './limits'
 import { checkPasswordPolicy } from './password-policy'
 import { randomToken, sha256 } from './secrets'
-import { getTenant } from './tenants'
+import { getTenant, tenantTitle } from './tenants'
 import { tenantPagesUrl } from './tenant-pages'
 import type { SetupToken, Tenant, User } from './types'
 import { getUser } from './users'
@@ -34,7 +34,7 @@ export function invitationMessage(deps: Pick<Deps, 'config'>, tenant: Tenant, us
     tenantId: tenant.id,
     kind: 'invitation',
     recipient: user.email,
-    content: invitationMail({ tenantName: tenant.name, firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl ?? `${tenantPagesUrl(deps.config, tenant)}/invite`, language }),
+    content: invitationMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl ?? `${tenantPagesUrl(deps.config, tenant)}/invite`, language }),
     now,
     secretExpiresAt: record.expiresAt,
   })

@@ -4,6 +4,7 @@
 // language (it is composed when queued); and a request that names no language we have gets English.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../../src/core/api-keys'
+import { updateTenantPages } from '../../src/core/tenant-pages'
 import { createTestContext, type TestContext } from '../helpers'
 import { noticeText, PageBrowser } from '../pages'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
@@ -93,5 +94,18 @@ describe('a mail caused through the API', () => {
     expect(mail.subject).toBe('Acme: Legen Sie Ihr Passwort fest')
     expect(mail.text).toMatch(new RegExp(`^Legen Sie Ihr Passwort hier fest: \\S+/t/${ctx.tenantId}/invite#token=`, 'm'))
     expect(mail.html).toContain('>Passwort festlegen</a>')
+  })
+})
+
+describe('a tenant with a display name (branding)', () => {
+  it('is called by it in every mail, as on its pages: the reset code and the password-changed notice', async () => {
+    await updateTenantPages(ctx.runtime, ctx.tenantId, { displayName: 'Acme Corporation' })
+    const { email } = await ctx.addUser({ email: 'grace@example.com', firstName: 'Grace' })
+    const { browser, mail } = await forgotOnPage(email, 'en')
+    expect(mail.subject).toBe('Acme Corporation: your password reset code')
+    await browser.submit(await browser.get(`${base}/reset`), '/reset', { email, code: otpIn(mail), newPassword: 'a brand new passphrase of mine' })
+    await ctx.deliverMail()
+    const changed = await smtp.waitFor((m) => sentTo(email)(m) && m !== mail)
+    expect(changed.subject).toBe('Acme Corporation: your password was changed')
   })
 })

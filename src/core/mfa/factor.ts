@@ -2,6 +2,7 @@
 // under a server key, bound to the user), recovery codes single use and stored only as keyed
 // hashes, a TOTP code accepted once (its step is recorded; neither it nor an older one works
 // again) within ±1 step of drift. Shared by enrolment, the login challenge and step-up.
+import { tenantTitle } from '../tenants'
 import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps'
 import { newOutboxMessage } from '../mail/outbox'
@@ -29,7 +30,7 @@ export const newRecoveryCode = () => {
 
 export function notice(deps: Pick<Deps, 'clock'>, user: User, tenant: Tenant, kind: MfaNotice, language: string | undefined, recoveryCodesLeft?: number): OutboxMessage {
   const now = deps.clock.now()
-  const content = mfaNoticeMail({ tenantName: tenant.name, firstName: user.firstName, notice: kind, at: now, recoveryCodesLeft, language })
+  const content = mfaNoticeMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, notice: kind, at: now, recoveryCodesLeft, language })
   const mailKind = kind === 'enrolled' ? 'mfa-enrolled' : kind === 'recovery-used' ? 'mfa-recovery-used' : 'mfa-disabled'
   return newOutboxMessage({ tenantId: tenant.id, kind: mailKind, recipient: user.email, content, now })
 }
