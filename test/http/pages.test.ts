@@ -70,6 +70,15 @@ describe('login page', () => {
     expect(account.status).toBe(200)
   })
 
+  it('keeps the sign-in past the browser closing only with "keep me signed in" (30 days); without, the cookie ends with the browser', async () => {
+    const sessionCookie = (answer: PageAnswer) => answer.headers.getSetCookie().find((c) => c.startsWith('authd_session='))!
+    const once = await signIn()
+    expect(sessionCookie(once)).not.toMatch(/max-age|expires/i)
+    const other = new PageBrowser(ctx)
+    const kept = await other.submit(await other.get(`${base}/login`), '/login', { email, password: PASSWORD, rememberMe: 'on' })
+    expect(sessionCookie(kept)).toMatch(/Max-Age=2592000/)
+  })
+
   it('keeps one session per browser: signing in again, here or at another tenant, ends the session the cookie held', async () => {
     const live = async () => Number((await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM refresh_families WHERE revoked_at IS NULL'))[0]!.n)
     await signIn()
