@@ -323,7 +323,7 @@ describe('invite page', () => {
     expect({ status: weak.status, newPassword: fieldError(weak.html, 'newPassword') }).toEqual({ status: 400, newPassword: 'The password must be at least 15 characters long.' })
     expect(weak.html).not.toContain(setupToken)
     const done = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
-    expect(done.location).toBe(`${base}/login?done=invite`)
+    expect(done.location).toBe(`${base}/login?done=invite#`)
     const used = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
     expect(problemText(used.html)).toBe('There is a problem Your account has a password already. Sign in with it.')
   })
