@@ -228,6 +228,15 @@ describe('every page', () => {
     expect(nul.status).toBe(400)
     expect(/<p role="alert">([^<]*)<\/p>/.exec(nul.html)?.[1]).toBe('This request could not be read. Open the page again and send the form from there.')
   })
+
+  it('takes forms only: the same fields as JSON change nothing and get the 4xx page', async () => {
+    await signIn()
+    const account = await browser.get(`${base}/account`)
+    const token = /name="_form" value="([^"]+)"/.exec(account.html)![1]!
+    const json = await browser.send('POST', `${base}/account/logout-all`, JSON.stringify({ _form: token }), { origin: 'http://localhost', 'content-type': 'application/json' })
+    expect({ status: json.status, type: json.headers.get('content-type') }).toEqual({ status: 400, type: 'text/html; charset=utf-8' })
+    expect((await browser.get(`${base}/account`)).status).toBe(200)
+  })
 })
 
 describe('return_to', () => {
