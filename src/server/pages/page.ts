@@ -10,11 +10,12 @@ import { AppError, notFound } from '../../core/errors'
 import { relyingPartyOf } from '../../core/passkeys/relying-party'
 import { randomToken } from '../../core/secrets'
 import { authenticateSessionToken, type Caller } from '../../core/signed-in-user'
-import { findTenantForPages } from '../../core/tenant-pages'
+import { findTenantForPages, isPlainHost } from '../../core/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { pageCookieNames, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
 import type { SafeHtml } from './html'
 import { layout, logoSource } from './layout'
+import { pageSessionToken } from './page-session'
 import { contentSecurityPolicy, formToken, newNonce, requireFormToken, requireSameOrigin, securityHeaders } from './security'
 import { chooseLanguage, translator, type Translate } from './strings'
 
@@ -94,7 +95,9 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     origin,
     render(title, main, options = {}) {
       const logo = logoSource(tenant, base)
-      const logoOrigin = logo?.startsWith('https:') ? [new URL(logo).origin] : []
+      // (a URL stored before hosts were checked is drawn, but its host is no CSP source)
+      const logoUrl = logo?.startsWith('https:') ? new URL(logo) : null
+      const logoOrigin = logoUrl && isPlainHost(logoUrl) ? [logoUrl.origin] : []
       Object.assign(ctx.set.headers, securityHeaders(contentSecurityPolicy(nonce, logoOrigin, returnOrigins), options.referrerPolicy ?? 'same-origin'))
       if (options.retryAfter !== undefined) ctx.set.headers['retry-after'] = String(options.retryAfter)
       ctx.set.status = options.status ?? 200
@@ -112,7 +115,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
 /** The browser's page session, if it is live and this tenant's. (A cookie that is not is
  *  left alone: it may be another tenant's session, and signing in replaces it anyway.) */
 async function signedIn(deps: Deps, jar: CookieJar, cookies: PageCookieNames, tenant: Tenant): Promise<Caller | null> {
-  const token = readCookie(jar, cookies.session)
+  const token = pageSessionToken(deps, jar, cookies)
   if (!token) return null
   try {
     return await authenticateSessionToken(deps, token, tenant.id)

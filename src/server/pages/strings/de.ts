@@ -45,6 +45,12 @@ export const de: Catalogue = {
   'account.stepUp.password': 'Aktuelles Passwort',
   'account.stepUp.submit': 'Bestätigen',
   'account.stepUp.invalid': 'Das Passwort ist falsch.',
+  'account.stepUp.code': 'Code aus Ihrer Authenticator-App',
+  'account.stepUp.orCode': 'Oder geben Sie einen Code aus Ihrer Authenticator-App ein.',
+  'account.stepUp.submitCode': 'Mit dem Code bestätigen',
+  'account.stepUp.codeInvalid': 'Der Code ist falsch oder wurde schon verwendet.',
+  'account.stepUp.passkey': 'Mit einem Passkey bestätigen',
+  'account.stepUp.passkeyFailed': 'Der Passkey konnte nicht bestätigen, dass Sie es sind. Versuchen Sie es erneut oder geben Sie Ihr Passwort ein.',
   'account.stepUp.done': 'Danke. Sie können Ihr Passwort in den nächsten 5 Minuten ändern.',
   'account.signOut': 'Abmelden',
 
@@ -129,7 +135,7 @@ export const de: Catalogue = {
   'invite.done': 'Ihr Passwort ist gesetzt. Sie können sich jetzt damit anmelden.',
 
   'error.title': 'Etwas stimmt nicht',
-  'error.rateLimited': 'Zu viele Versuche. Versuchen Sie es in {seconds} Sekunden erneut.',
+  'error.rateLimited': 'Zu viele Versuche. Versuchen Sie es {wait} erneut.',
   'error.unavailable': 'Der Dienst ist ausgelastet. Versuchen Sie es gleich noch einmal.',
   'error.userDisabled': 'Dieses Konto ist deaktiviert.',
   'error.crossSite': 'Dieses Formular wurde von einer anderen Website gesendet oder ist zu alt. Öffnen Sie die Seite erneut und senden Sie das Formular von dort.',

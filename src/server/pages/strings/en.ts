@@ -45,6 +45,12 @@ export const en = {
   'account.stepUp.password': 'Current password',
   'account.stepUp.submit': 'Confirm',
   'account.stepUp.invalid': 'The password is wrong.',
+  'account.stepUp.code': 'Code from your authenticator app',
+  'account.stepUp.orCode': 'Or enter a code from your authenticator app.',
+  'account.stepUp.submitCode': 'Confirm with the code',
+  'account.stepUp.codeInvalid': 'The code is wrong or was used already.',
+  'account.stepUp.passkey': 'Confirm with a passkey',
+  'account.stepUp.passkeyFailed': 'The passkey could not confirm it is you. Try again, or enter your password.',
   'account.stepUp.done': 'Thank you. You can change your password in the next 5 minutes.',
   'account.signOut': 'Sign out',
 
@@ -129,7 +135,7 @@ export const en = {
   'invite.done': 'Your password is set. You can sign in with it now.',
 
   'error.title': 'Something is wrong',
-  'error.rateLimited': 'Too many attempts. Try again in {seconds} seconds.',
+  'error.rateLimited': 'Too many attempts. Try again {wait}.',
   'error.unavailable': 'The service is busy. Try again in a moment.',
   'error.userDisabled': 'This account is disabled.',
   'error.crossSite': 'This form was sent from another site, or it is too old. Open the page again and send the form from there.',
