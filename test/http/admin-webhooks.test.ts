@@ -108,7 +108,7 @@ describe('authd webhooks', () => {
     const bad = await authd(['webhooks', 'create', '--tenant', ctx.tenantId, '--url', 'http://hooks.example.com/x'])
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toContain('url must be https')
-    expect((await authd(['webhooks', 'delete', id])).code).toBe(0)
+    expect((await authd(['--json', 'webhooks', 'delete', id])).json).toEqual({ id })
     expect((await admin('GET', '')).json.data).toEqual([])
   })
 })

@@ -75,7 +75,7 @@ export function registerWebhooks(program: Command, env: Env) {
     .action(async (endpointId: string, _: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       await ctx.withRuntime((rt) => deleteEndpoint(rt, endpointId))
-      ctx.out.result({ id: endpointId, deleted: true }, () => `deleted webhook endpoint ${endpointId}`)
+      ctx.out.result({ id: endpointId }, () => `deleted webhook endpoint ${endpointId}`)
     })
 
   webhooks
