@@ -49,6 +49,15 @@ export interface Config {
   trustedProxies: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>
   limits: LimitSettings
   retention: RetentionSettings
+  webhooks: WebhookSettings
+}
+
+/** Where webhooks may go (core/webhooks/address.ts). */
+export interface WebhookSettings {
+  /** `http://` to a loopback address is allowed (a receiver on the same machine). */
+  allowInsecure: boolean
+  /** Private, loopback and link-local addresses allowed: all of them, or these ranges. */
+  allowPrivate: 'all' | Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>
 }
 
 /** How long rows are kept after they stop mattering (pruned in the background). */
@@ -58,6 +67,8 @@ export interface RetentionSettings {
   sessionsSec: number
   /** Delivered or expired mail (metadata only: bodies are erased at delivery). */
   mailSec: number
+  /** Delivered or dead webhook deliveries. */
+  webhooksSec: number
   /** Forgot-password request records, and spent or expired OTPs and setup tokens. */
   resetDataSec: number
 }
@@ -129,6 +140,7 @@ export const SETTINGS = [
   'AUTHD_RETAIN_MAIL',
   'AUTHD_RETAIN_RESET_DATA',
   'AUTHD_RETAIN_SESSIONS',
+  'AUTHD_RETAIN_WEBHOOKS',
   'AUTHD_SESSION_MAX_AGE',
   'AUTHD_SETUP_TOKEN_TTL',
   'AUTHD_SIGNUP_IP_PER_HOUR',
@@ -136,6 +148,8 @@ export const SETTINGS = [
   'AUTHD_TRUSTED_PROXIES',
   'AUTHD_TLS_CERT',
   'AUTHD_TLS_KEY',
+  'AUTHD_WEBHOOKS_ALLOW_INSECURE',
+  'AUTHD_WEBHOOKS_ALLOW_PRIVATE',
 ] as const
 export type Setting = (typeof SETTINGS)[number]
 
@@ -299,6 +313,12 @@ function parseListenAddress(name: string, raw: string): { host: string; port: nu
   return { host: match[1] ?? (match[2] || '127.0.0.1'), port }
 }
 
+function parseSwitch(name: string, raw: string): boolean {
+  if (raw === '1' || raw === 'true') return true
+  if (raw === '0' || raw === 'false') return false
+  throw new ConfigError(`${name} must be 1 or 0 (got "${raw}")`)
+}
+
 function parseProxies(name: string, raw: string): Config['trustedProxies'] {
   return raw
     .split(',')
@@ -386,7 +406,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       auditSec: read('AUTHD_RETAIN_AUDIT', 365 * 86400, parseDuration),
       sessionsSec: read('AUTHD_RETAIN_SESSIONS', 30 * 86400, parseDuration),
       mailSec: read('AUTHD_RETAIN_MAIL', 30 * 86400, parseDuration),
+      webhooksSec: read('AUTHD_RETAIN_WEBHOOKS', 30 * 86400, parseDuration),
       resetDataSec: read('AUTHD_RETAIN_RESET_DATA', 7 * 86400, parseDuration),
+    },
+    webhooks: {
+      allowInsecure: read('AUTHD_WEBHOOKS_ALLOW_INSECURE', false, parseSwitch),
+      allowPrivate: read('AUTHD_WEBHOOKS_ALLOW_PRIVATE', [], (name, raw) => (raw === '1' || raw === 'true' ? 'all' : parseProxies(name, raw))),
     },
     inviteUrl: read('AUTHD_INVITE_URL', undefined, (name, raw) => {
       try {

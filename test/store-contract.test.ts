@@ -13,6 +13,8 @@ import { runPgMigrations } from '../src/db/pg/migrate'
 import { createPgStore } from '../src/db/pg/store'
 import { createSqliteStore } from '../src/db/sqlite-store'
 import { tempDir } from './helpers'
+import type { WebhookEndpoint } from '../src/core/webhooks/types'
+import { deliveriesOf } from '../src/core/webhooks/worker'
 import { createTestDatabase, describePostgres } from './pg'
 
 interface Engine {
@@ -561,5 +563,68 @@ for (const [engine, define, open] of engines) {
       const values = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : e.store).serverSecret('s', () => `value-${i}`)))
       expect(new Set(values).size).toBe(1)
     }))
+
+    describe('webhooks', () => {
+      const endpoint = (tenantId: string, id = Bun.randomUUIDv7()): WebhookEndpoint => ({ id, tenantId, url: 'https://hooks.example.com/x', eventTypes: ['*'], description: '', sealedSecret: 'v1.x', previousSealedSecret: null, previousSecretUntil: null, disabledAt: null, disabledReason: null, failingSince: null, createdAt: now, updatedAt: now })
+      const fanOut = (store: Store, at = now) => store.webhooks.fanOut(100, at, (event, endpoints) => deliveriesOf(event, endpoints, at))
+
+      it('writes an event with the change, none for a change that rolls back, and fans each out once when two instances race', withEngine(async (e) => {
+        const { t, u } = await seeded(e.store)
+        const [a, b] = [endpoint(t.id), endpoint(t.id)]
+        for (const ep of [a, b]) await e.store.webhooks.insertEndpoint(ep)
+        expect(await e.store.users.insertMany([user(t.id, 'new@example.com'), user(t.id, u.email)], [])).toBe(false)
+        await e.store.users.setDisabledAt(u.id, now, now)
+        const second = e.second()
+        const fanned = await Promise.all([fanOut(e.store), fanOut(second), fanOut(e.store), fanOut(second)])
+        // user.created and user.disabled, each fanned out once, to both endpoints
+        expect(fanned.reduce((x, y) => x + y, 0)).toBe(2)
+        const deliveries = [...(await e.store.webhooks.listDeliveries(a.id, { limit: 10 })), ...(await e.store.webhooks.listDeliveries(b.id, { limit: 10 }))]
+        expect(deliveries.map((d) => d.eventType).sort()).toEqual(['user.created', 'user.created', 'user.disabled', 'user.disabled'])
+        expect((await e.store.webhooks.stats()).eventsWaiting).toBe(0)
+      }))
+
+      it('hands each due delivery to one claim of many racing, one at a time per endpoint, and again once the lease runs out', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        const [a, b] = [endpoint(t.id), endpoint(t.id)]
+        for (const ep of [a, b]) await e.store.webhooks.insertEndpoint(ep)
+        await e.store.users.insert(user(t.id, 'two@example.com'))
+        await fanOut(e.store)
+        const second = e.second()
+        const claims = (await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).webhooks.claimNext(now, 15_000)))).filter((c) => c !== null)
+        // four deliveries (two events, two endpoints); one in flight per endpoint
+        expect(claims.map((c) => c!.endpoint.id).sort()).toEqual([a.id, b.id].sort())
+        expect(await e.store.webhooks.claimNext(now + 1, 15_000)).toBeNull()
+        const [first] = claims
+        await e.store.webhooks.recordFailure(first!.delivery.id, first!.endpoint.id, { at: now, status: 503, error: 'answered 503', response: 'busy' }, now + 5_000)
+        const next = await e.store.webhooks.claimNext(now + 1, 15_000)
+        expect(next).toMatchObject({ endpoint: { id: first!.endpoint.id } })
+        // the other endpoint's worker died: its lease runs out and the delivery is claimed again
+        const retaken = await second.webhooks.claimNext(now + 15_000, 15_000)
+        expect(retaken).toMatchObject({ endpoint: { id: claims[1]!.endpoint.id } })
+        expect(await e.store.webhooks.claimNext(now + 15_000, 15_000)).toBeNull()
+        expect((await e.store.webhooks.getEndpoint(first!.endpoint.id))!.failingSince).toBe(now)
+      }))
+
+      it('redelivers a dead delivery once, and prunes delivered ones and their events after retention', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        expect(await fanOut(e.store)).toBe(1) // no endpoint yet: no delivery
+        const a = endpoint(t.id)
+        await e.store.webhooks.insertEndpoint(a)
+        await e.store.users.insert(user(t.id, 'three@example.com'))
+        await fanOut(e.store)
+        const claimed = (await e.store.webhooks.claimNext(now, 15_000))!
+        await e.store.webhooks.recordFailure(claimed.delivery.id, a.id, { at: now, status: null, error: 'timeout', response: null }, null)
+        expect((await e.store.webhooks.getDelivery(claimed.delivery.id))!.status).toBe('dead')
+        const again = await Promise.all([e.store, e.second()].map((s) => s.webhooks.redeliver(claimed.delivery.id, now + 1, now + 10)))
+        expect(again.filter((d) => d !== null)).toHaveLength(1)
+        const retried = (await e.store.webhooks.claimNext(now + 1, 15_000))!
+        await e.store.webhooks.recordSuccess(retried.delivery.id, a.id, { at: now + 2, status: 204, error: null, response: null })
+        expect(await e.store.webhooks.getEndpoint(a.id)).toMatchObject({ failingSince: null })
+        expect(await e.store.prune('webhookDeliveries', now + 1, 10)).toBe(0)
+        expect(await e.store.prune('webhookDeliveries', now + 3, 10)).toBe(1)
+        expect(await e.store.prune('webhookEvents', now + 1, 10)).toBe(2)
+        expect(await e.store.webhooks.stats()).toEqual({ byStatus: { pending: 0, sending: 0, succeeded: 0, dead: 0 }, oldestPendingAt: null, eventsWaiting: 0 })
+      }))
+    })
   })
 }

@@ -16,6 +16,7 @@ import { registerServe } from './commands/serve'
 import { registerSessions } from './commands/sessions'
 import { registerTenants } from './commands/tenants'
 import { registerUsers } from './commands/users'
+import { registerWebhooks } from './commands/webhooks'
 import { CliError, UsageError } from './io'
 import { VERSION } from '../version'
 
@@ -32,7 +33,7 @@ export function buildProgram(env: Env): Command {
     .option('--json', 'machine output: one JSON document on stdout')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor]) {
+  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
     register(program, env)
   }
   program.commands.forEach(function override(c: Command) {

@@ -84,6 +84,12 @@ export type AuditType =
   | 'signing_key.rotated'
   | 'config.untrusted_proxy'
   | 'signing_key.revoked'
+  | 'webhook_endpoint.created'
+  | 'webhook_endpoint.updated'
+  | 'webhook_endpoint.secret_rotated'
+  | 'webhook_endpoint.deleted'
+  | 'webhook_endpoint.disabled'
+  | 'webhook_delivery.redelivered'
 
 /** a***@example.com: enough to tell addresses apart in an investigation, not to harvest them. */
 export function maskEmail(email: string): string {

@@ -36,6 +36,11 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),
     // An Idempotency-Key answers retries for 24 hours (core/idempotency.ts).
     idempotencyKeys: DAY,
+    // Delivered or dead webhook deliveries (a dead one can be redelivered until then); then
+    // the events fanned out a day ago that no delivery names any more (most events: a login's
+    // session.created with no endpoint subscribed is of no use once fanned out).
+    webhookDeliveries: r.webhooksSec * 1000,
+    webhookEvents: DAY,
   }
 }
 

@@ -4,6 +4,7 @@
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
 import type { Blocked } from './limits'
 import type { TenantSettings } from './types'
+import type { WebhookStore } from './webhooks/store'
 import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, MfaChallenge, Passkey, PasswordResetOtp, PendingSignup, RecoveryCode, TotpFactor, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User, WebauthnChallenge } from './types'
 
 export interface TenantStore {
@@ -394,7 +395,7 @@ export interface IdempotencyStore {
 }
 
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'webhookDeliveries' | 'webhookEvents'
 
 export interface Store {
   tenants: TenantStore
@@ -408,6 +409,7 @@ export interface Store {
   mfa: MfaStore
   passkeys: PasskeyStore
   outbox: OutboxStore
+  webhooks: WebhookStore
   limits: LimitStore
   audit: AuditStore
   idempotency: IdempotencyStore

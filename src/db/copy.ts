@@ -38,6 +38,11 @@ export const TABLES = [
   'mfaChallenges',
   'passkeys',
   'webauthnChallenges',
+  'webhookEndpoints',
+  'webhookDeliveries',
+  // Last: the rows copied above fired the webhook triggers on the target, writing events for
+  // changes that are not new; those are discarded before the source's events are copied.
+  'webhookEvents',
 ] as const
 type TableName = (typeof TABLES)[number]
 
@@ -47,7 +52,9 @@ interface Side {
   location: string
   read(table: TableName): Promise<Record<string, unknown>[]>
   /** Runs `write` in one transaction; `insert` adds rows, `count` reads a table's count inside it. */
-  transaction(write: (insert: (table: TableName, rows: Record<string, unknown>[]) => Promise<void>, count: (table: TableName) => Promise<number>) => Promise<void>): Promise<void>
+  transaction(
+    write: (insert: (table: TableName, rows: Record<string, unknown>[]) => Promise<void>, count: (table: TableName) => Promise<number>, empty: (table: TableName) => Promise<void>) => Promise<void>,
+  ): Promise<void>
   count(table: TableName): Promise<number>
   close(): Promise<void>
 }
@@ -65,6 +72,7 @@ function sqliteSide(db: Db, location: string): Side {
             for (let i = 0; i < rows.length; i += BATCH) db.insert(sqliteSchema[table]).values(rows.slice(i, i + BATCH) as never).run()
           },
           async (table) => count(table),
+          async (table) => void db.delete(sqliteSchema[table]).run(),
         )
         db.$client.run('COMMIT')
       } catch (error) {
@@ -89,6 +97,7 @@ function pgSide(db: PgDb, location: string): Side {
             for (let i = 0; i < rows.length; i += BATCH) await tx.insert(pgSchema[table]).values(rows.slice(i, i + BATCH) as never)
           },
           (table) => countWith(tx, table),
+          async (table) => void (await tx.delete(pgSchema[table])),
         )
         // Rows came with their ids: move the sequences past them.
         for (const table of ['audit_events', 'password_reset_requests', 'signup_requests']) {
@@ -162,8 +171,9 @@ export async function copyDatabase(
       if ((await target.count(table)) > 0) throw new CopyRefused(`${to.location} is not empty (${table} has rows): copy only into an empty database`)
     }
     const copied = {} as Record<TableName, number>
-    await target.transaction(async (insert, count) => {
+    await target.transaction(async (insert, count, empty) => {
       for (const table of TABLES) {
+        if (table === 'webhookEvents') await empty(table)
         const rows = await source.read(table)
         await insert(table, rows)
         const written = await count(table)

@@ -37,6 +37,16 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} LIMIT ${limit}`],
     // Its key has two columns; picking by created_at deletes only rows past retention (rows
     // sharing a millisecond go together, so a batch may be a little over the limit).
+    webhookDeliveries: [
+      'webhook_deliveries',
+      'id',
+      sql`SELECT id FROM webhook_deliveries WHERE status IN ('succeeded', 'dead') AND coalesce(delivered_at, last_attempt_at, created_at) < ${before} LIMIT ${limit}`,
+    ],
+    webhookEvents: [
+      'webhook_events',
+      'id',
+      sql`SELECT id FROM webhook_events e WHERE fanned_out_at < ${before} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${limit}`,
+    ],
     idempotencyKeys: ['idempotency_keys', 'created_at', sql`SELECT created_at FROM idempotency_keys WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`],
   }[target] as [string, string | string[], SQL]
   const keyColumns = typeof key === 'string' ? sql.identifier(key) : sql`(${sql.join(key.map((k) => sql.identifier(k)), sql`, `)})`

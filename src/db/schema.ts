@@ -174,7 +174,7 @@ export const mailOutbox = sqliteTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used', 'passkey-added', 'signup-contested'] }).notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used', 'passkey-added', 'signup-contested', 'webhook-disabled'] }).notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     textBody: text('text_body'),
@@ -381,4 +381,80 @@ export const webauthnChallenges = sqliteTable(
     spentAt: integer('spent_at'),
   },
   (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt)],
+)
+
+// Webhooks (core/webhooks). An event row is written by triggers (see the webhooks migration)
+// in the same transaction as the change it reports; the worker fans it out into one delivery
+// per subscribed endpoint, and delivers those.
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    url: text('url').notNull(),
+    /** Comma-separated event types or patterns (`user.*`, `*`). */
+    eventTypes: text('event_types').notNull(),
+    description: text('description').notNull().default(''),
+    /** The signing secret (`whsec_…`), sealed like a TOTP secret (core/secrets.ts). */
+    sealedSecret: text('sealed_secret').notNull(),
+    /** After a rotation, the previous secret also signs until `previous_secret_until`. */
+    previousSealedSecret: text('previous_sealed_secret'),
+    previousSecretUntil: integer('previous_secret_until'),
+    disabledAt: integer('disabled_at'),
+    disabledReason: text('disabled_reason'),
+    /** Since when every attempt has failed (null after a success): five days of it disable the endpoint. */
+    failingSince: integer('failing_since'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('webhook_endpoints_tenant_idx').on(t.tenantId)],
+)
+
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    /** The user the event is about: erasing the user reduces their events to this id. */
+    userId: text('user_id').notNull(),
+    type: text('type').notNull(),
+    /** The payload's `data`, as JSON text. */
+    data: text('data').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** Set once the worker has written the event's deliveries. */
+    fannedOutAt: integer('fanned_out_at'),
+  },
+  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt), index('webhook_events_user_idx').on(t.userId)],
+)
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    status: text('status', { enum: ['pending', 'sending', 'succeeded', 'dead'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    leaseUntil: integer('lease_until'),
+    /** Retries stop (the delivery is dead) after this: three days after it was queued. */
+    giveUpAt: integer('give_up_at').notNull(),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    /** At most 1 KiB of the endpoint's last answer. */
+    lastResponse: text('last_response'),
+    createdAt: integer('created_at').notNull(),
+    deliveredAt: integer('delivered_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    // claimNext's test for a delivery in flight at the endpoint (status 'sending', lease not run out)
+    index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
+  ],
 )

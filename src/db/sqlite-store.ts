@@ -11,6 +11,7 @@ import { migrationStatus } from './migrate'
 import { auditWriter, createAuditStore, createLimitStore, limitWriter } from './limit-audit-stores'
 import { createIdempotencyStore } from './idempotency-store'
 import { createOutboxStore } from './outbox-store'
+import { createWebhookStore } from './webhook-store'
 import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { createMfaStore } from './mfa-store'
@@ -354,6 +355,7 @@ export function createSqliteStore(db: Db): Store {
     mfa: createMfaStore(db),
     passkeys: createPasskeyStore(db),
     outbox: createOutboxStore(db),
+    webhooks: createWebhookStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),
     idempotency: createIdempotencyStore(db),

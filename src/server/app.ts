@@ -7,6 +7,7 @@ import { VERSION } from '../version'
 import type { Logger } from '../log'
 import { errors } from './errors'
 import { Gauge, Metrics } from './metrics'
+import { addWebhookGauges } from './webhook-metrics'
 import { openapiDocument } from './openapi'
 import { bodyLimit } from './plugins/body-limit'
 import { clientActor, fromTrustedProxy } from './plugins/client-ip'
@@ -22,6 +23,7 @@ import { loginRoute } from './routes/login'
 import { logoutRoute } from './routes/logout'
 import { meRoutes } from './routes/me'
 import { adminRoutes } from './routes/admin'
+import { adminWebhookRoutes } from './routes/admin-webhooks'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -74,6 +76,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(docsRoutes()),
     )
     .use(adminRoutes(deps))
+    .use(adminWebhookRoutes(deps))
     .use(pageRoutes(deps))
 }
 
@@ -114,6 +117,7 @@ export function createMetrics(deps: Deps): Metrics {
       { labels: {}, value: deps.hasher.load.slots },
     ]),
   )
+  addWebhookGauges(metrics, deps)
   return metrics
 }
 

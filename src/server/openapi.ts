@@ -66,7 +66,7 @@ const ERRORS: Record<number, string> = {
   401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token (for a bearer token: or its session ended)',
   403: 'A disabled user or tenant, a tenant user at setup-password, a refused cross-site request, sign-up at a tenant that does not allow it, a change that needs step-up (step_up_required: POST /reauthenticate first), or (admin API) an API key without the admin scope',
   404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user that is not in the key's tenant",
-  409: 'The user already has a password, the e-mail is taken in the tenant, a second TOTP enrolment, a 21st or already registered passkey, or the Idempotency-Key was used for another request or is still running',
+  409: 'The user already has a password, the e-mail is taken in the tenant, a second TOTP enrolment, a 21st or already registered passkey, a 21st webhook endpoint or the redelivery of a delivery still pending, or the Idempotency-Key was used for another request or is still running',
   413: 'Body over 16 KiB',
   429: 'A rate limit or login back-off; see Retry-After',
   503: 'Overloaded (password hashing) or the database is unavailable; see Retry-After',

@@ -3,6 +3,7 @@
 // the database closes.
 import { defaultPublicUrl, type Config } from '../config'
 import { MailWorker } from '../core/mail/worker'
+import { WebhookWorker } from '../core/webhooks/worker'
 import { redactUrl } from '../db/engine'
 import { pruneExpiredData } from '../core/retention'
 import type { Logger } from '../log'
@@ -67,6 +68,8 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   const mailWorker = new MailWorker(runtime, mailTransportFor(runtime.config, logger), logger, (outcome) => metrics.mailDeliveries.inc({ outcome }))
   const unlisten = runtime.mailQueued.listen(() => mailWorker.wake())
   mailWorker.start()
+  const webhookWorker = new WebhookWorker(runtime, logger, { observe: (outcome) => metrics.webhookDeliveries.inc({ outcome }) })
+  webhookWorker.start()
   const housekeeping = startHousekeeping(runtime, logger)
   logger.log('info', 'listening', {
     url,
@@ -82,7 +85,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
         await Promise.all([server.stop(), metricsListener?.stop()])
         await housekeeping.stop()
         unlisten()
-        await mailWorker.stop()
+        await Promise.all([mailWorker.stop(), webhookWorker.stop()])
         runtime.close()
         logger.log('info', 'stopped')
       })()

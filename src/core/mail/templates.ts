@@ -158,3 +158,15 @@ export function signupContestedMail(input: Localised & { tenantName: string; at:
     html: layout(input.language, h('signupContested.subject', values), [greeting(h, ''), ...lines.map((key) => h(key, values))]),
   }
 }
+
+/** To a tenant's admins: an endpoint failed for days and authd stopped sending to it. */
+export function webhookDisabledMail(input: Localised & { tenantName: string; firstName: string; url: string; failingSince: number; endpointId: string }): MailContent {
+  const { t, h } = translators(input.language)
+  const values = { tenant: input.tenantName, url: input.url, endpointId: input.endpointId, since: mailMoment(input.language, input.failingSince) }
+  const lines = ['webhookDisabled.body', 'webhookDisabled.advice'] as const
+  return {
+    subject: t('webhookDisabled.subject', values),
+    text: [greeting(t, input.firstName), '', ...lines.map((key) => t(key, values))].join('\n'),
+    html: layout(input.language, h('webhookDisabled.subject', values), [greeting(h, input.firstName), ...lines.map((key) => h(key, values))]),
+  }
+}

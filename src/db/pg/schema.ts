@@ -157,7 +157,7 @@ export const mailOutbox = pgTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used', 'passkey-added', 'signup-contested'] }).notNull(),
+    kind: text('kind', { enum: ['password-reset-otp', 'password-changed', 'invitation', 'signup-code', 'signup-attempt', 'mfa-enrolled', 'mfa-disabled', 'mfa-recovery-used', 'passkey-added', 'signup-contested', 'webhook-disabled'] }).notNull(),
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     textBody: text('text_body'),
@@ -338,4 +338,71 @@ export const webauthnChallenges = pgTable(
     spentAt: ms('spent_at'),
   },
   (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt)],
+)
+
+// Webhooks: the same tables as ../schema.ts (the events are written by triggers, see the
+// webhooks migration).
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    url: text('url').notNull(),
+    eventTypes: text('event_types').notNull(),
+    description: text('description').notNull().default(''),
+    sealedSecret: text('sealed_secret').notNull(),
+    previousSealedSecret: text('previous_sealed_secret'),
+    previousSecretUntil: ms('previous_secret_until'),
+    disabledAt: ms('disabled_at'),
+    disabledReason: text('disabled_reason'),
+    failingSince: ms('failing_since'),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [index('webhook_endpoints_tenant_idx').on(t.tenantId)],
+)
+
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    /** The user the event is about: erasing the user reduces their events to this id. */
+    userId: text('user_id').notNull(),
+    type: text('type').notNull(),
+    data: text('data').notNull(),
+    createdAt: ms('created_at').notNull(),
+    fannedOutAt: ms('fanned_out_at'),
+  },
+  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt), index('webhook_events_user_idx').on(t.userId)],
+)
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    status: text('status', { enum: ['pending', 'sending', 'succeeded', 'dead'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: ms('next_attempt_at').notNull(),
+    leaseUntil: ms('lease_until'),
+    giveUpAt: ms('give_up_at').notNull(),
+    lastAttemptAt: ms('last_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    lastResponse: text('last_response'),
+    createdAt: ms('created_at').notNull(),
+    deliveredAt: ms('delivered_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    // claimNext's test for a delivery in flight at the endpoint (status 'sending', lease not run out)
+    index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
+  ],
 )

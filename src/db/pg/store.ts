@@ -12,6 +12,7 @@ import { createPgAuditStore, createPgLimitStore, toAuditRow } from './limit-audi
 import { pgMigrationStatus } from './migrate'
 import { createPgIdempotencyStore } from './idempotency-store'
 import { createPgOutboxStore } from './outbox-store'
+import { createPgWebhookStore } from './webhook-store'
 import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-stores'
 import { createPgPrune } from '../retention-store'
 import { createPgMfaStore } from './mfa-store'
@@ -380,6 +381,7 @@ function createRawPgStore(db: PgDb): Store {
     mfa: createPgMfaStore(db),
     passkeys: createPgPasskeyStore(db),
     outbox: createPgOutboxStore(db),
+    webhooks: createPgWebhookStore(db),
     limits: createPgLimitStore(db),
     audit: createPgAuditStore(db),
     idempotency: createPgIdempotencyStore(db),

@@ -57,4 +57,8 @@ export const de: MailCatalogue = {
   'passkeyAdded.subject': '{tenant}: Ihrem Konto wurde ein Passkey hinzugefügt',
   'passkeyAdded.body': 'Am {when} wurde Ihrem Konto bei {tenant} ein Passkey namens „{passkey}“ hinzugefügt. Er kann Sie ohne Ihr Passwort anmelden.',
   'passkeyAdded.notYou': 'Wenn Sie das nicht waren, entfernen Sie ihn aus den Passkeys Ihres Kontos, ändern Sie Ihr Passwort und wenden Sie sich sofort an Ihre Administration bei {tenant}.',
+
+  'webhookDisabled.subject': '{tenant}: ein Webhook-Endpunkt wurde deaktiviert',
+  'webhookDisabled.body': 'Jede Zustellung an den Webhook-Endpunkt {url} ({endpointId}) schlägt seit {since} fehl, daher hat authd ihn deaktiviert: Ereignisse von {tenant} werden nicht mehr dorthin gesendet.',
+  'webhookDisabled.advice': 'Sobald der Endpunkt wieder antwortet, aktivieren Sie ihn (authd webhooks update {endpointId} --enable oder über die Admin-API) und senden Sie die gescheiterten Zustellungen mit authd webhooks redeliver erneut.',
 }

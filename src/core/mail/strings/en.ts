@@ -57,6 +57,10 @@ export const en = {
   'passkeyAdded.subject': '{tenant}: a passkey was added to your account',
   'passkeyAdded.body': 'On {when}, a passkey named "{passkey}" was added to your {tenant} account. It can sign you in without your password.',
   'passkeyAdded.notYou': "If this was not you, remove it from your account's passkeys, change your password and contact your {tenant} administrator now.",
+
+  'webhookDisabled.subject': '{tenant}: a webhook endpoint was disabled',
+  'webhookDisabled.body': 'Every delivery to the webhook endpoint {url} ({endpointId}) has failed since {since}, so authd has disabled it: events of {tenant} are no longer sent there.',
+  'webhookDisabled.advice': 'When the endpoint answers again, enable it (authd webhooks update {endpointId} --enable, or the admin API) and send the dead deliveries again with authd webhooks redeliver.',
 } as const
 
 export type MailKey = keyof typeof en

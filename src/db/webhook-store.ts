@@ -1,0 +1,194 @@
+// Webhooks over SQLite (core/webhooks/store.ts). The events are written by the triggers of
+// the webhooks migration; this store fans them out and hands deliveries to one worker at a
+// time, each claim a single UPDATE ... RETURNING (atomic in SQLite) under a lease.
+import { and, asc, count, desc, eq, inArray, isNull, min, sql } from 'drizzle-orm'
+import type { WebhookStore } from '../core/webhooks/store'
+import type { WebhookDelivery, WebhookEndpoint } from '../core/webhooks/types'
+import type { Db } from './client'
+import { changesOf, immediate } from './helpers'
+import { mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect
+
+export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({ ...row, eventTypes: row.eventTypes.split(',') })
+export const endpointFields = (changes: Partial<WebhookEndpoint>) => {
+  const { eventTypes, ...rest } = changes
+  return eventTypes === undefined ? rest : { ...rest, eventTypes: eventTypes.join(',') }
+}
+
+export function createWebhookStore(db: Db): WebhookStore {
+  // The oldest due delivery of an enabled endpoint with nothing in flight: one delivery per
+  // endpoint at a time, so a slow endpoint holds one worker slot and its own queue only. A
+  // claimed delivery's next_attempt_at is its lease's end, so "due" is one index range for
+  // both a pending delivery and one whose worker died (webhook_deliveries_due_idx), and "in
+  // flight" one look-up (webhook_deliveries_in_flight_idx), however many deliveries are kept.
+  const claim = db.$client.prepare(`
+    UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = $leaseUntil, next_attempt_at = $leaseUntil
+    WHERE id = (
+      SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= $now
+        AND e.disabled_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > $now)
+      ORDER BY d.next_attempt_at LIMIT 1
+    )
+    RETURNING id`)
+  const anyWaiting = db.$client.prepare('SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT 1')
+  const deliveryById = (id: string) => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get() ?? null
+  const withType = (id: string) => {
+    const row = db
+      .select({ delivery: webhookDeliveries, eventType: webhookEvents.type })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .where(eq(webhookDeliveries.id, id))
+      .get()
+    return row ? { ...row.delivery, eventType: row.eventType } : null
+  }
+
+  return {
+    async insertEndpoint(endpoint) {
+      await immediate(db, () => db.insert(webhookEndpoints).values(endpointFields(endpoint) as EndpointRow).run())
+    },
+    async getEndpoint(id) {
+      const row = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get()
+      return row ? toEndpoint(row) : null
+    },
+    async listEndpoints(tenantId) {
+      return db
+        .select()
+        .from(webhookEndpoints)
+        .where(tenantId === undefined ? undefined : eq(webhookEndpoints.tenantId, tenantId))
+        .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
+        .all()
+        .map(toEndpoint)
+    },
+    async updateEndpoint(id, changes) {
+      const row = await immediate(db, () => db.update(webhookEndpoints).set(endpointFields(changes)).where(eq(webhookEndpoints.id, id)).returning().get())
+      return row ? toEndpoint(row) : null
+    },
+    async deleteEndpoint(id) {
+      return immediate(db, () => {
+        db.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id)).run()
+        return changesOf(db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).run()) === 1
+      })
+    },
+    async fanOut(limit, now, route) {
+      // Most rounds find nothing: they take no write lock.
+      if (!anyWaiting.get()) return 0
+      return immediate(db, () => {
+        const events = db.select().from(webhookEvents).where(isNull(webhookEvents.fannedOutAt)).orderBy(asc(webhookEvents.createdAt)).limit(limit).all()
+        if (events.length === 0) return 0
+        const tenantIds = [...new Set(events.map((event) => event.tenantId))]
+        const endpoints = db
+          .select()
+          .from(webhookEndpoints)
+          .where(and(inArray(webhookEndpoints.tenantId, tenantIds), isNull(webhookEndpoints.disabledAt)))
+          .all()
+          .map(toEndpoint)
+        const deliveries: WebhookDelivery[] = events.flatMap((event) => route(event, endpoints.filter((endpoint) => endpoint.tenantId === event.tenantId)))
+        for (let i = 0; i < deliveries.length; i += 200) db.insert(webhookDeliveries).values(deliveries.slice(i, i + 200)).onConflictDoNothing().run()
+        db.update(webhookEvents)
+          .set({ fannedOutAt: now })
+          .where(inArray(webhookEvents.id, events.map((event) => event.id)))
+          .run()
+        return events.length
+      })
+    },
+    async claimNext(now, leaseMs) {
+      const claimed = await immediate(db, () => claim.get({ now, leaseUntil: now + leaseMs }) as { id: string } | null)
+      if (!claimed) return null
+      const row = db
+        .select({ delivery: webhookDeliveries, event: webhookEvents, endpoint: webhookEndpoints })
+        .from(webhookDeliveries)
+        .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+        .where(eq(webhookDeliveries.id, claimed.id))
+        .get()
+      return row ? { delivery: row.delivery, event: row.event, endpoint: toEndpoint(row.endpoint) } : null
+    },
+    async recordSuccess(id, endpointId, result) {
+      await immediate(db, () => {
+        db.update(webhookDeliveries)
+          .set({ status: 'succeeded', leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
+          .where(eq(webhookDeliveries.id, id))
+          .run()
+        db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpointId)).run()
+      })
+    },
+    async recordFailure(id, endpointId, result, retryAt) {
+      return immediate(db, () => {
+        db.update(webhookDeliveries)
+          .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? sql`${webhookDeliveries.nextAttemptAt}`, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
+          .where(eq(webhookDeliveries.id, id))
+          .run()
+        const row = db
+          .update(webhookEndpoints)
+          .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${result.at})` })
+          .where(eq(webhookEndpoints.id, endpointId))
+          .returning({ failingSince: webhookEndpoints.failingSince })
+          .get()
+        return row?.failingSince ?? result.at
+      })
+    },
+    async requeue(id, at) {
+      await immediate(db, () =>
+        db.update(webhookDeliveries)
+          .set({ status: 'pending', nextAttemptAt: at, leaseUntil: null, attempts: sql`max(${webhookDeliveries.attempts} - 1, 0)` })
+          .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending')))
+          .run(),
+      )
+    },
+    async disableEndpoint(id, now, reason, mails) {
+      return immediate(db, () => {
+        const disabled = changesOf(db.update(webhookEndpoints).set({ disabledAt: now, disabledReason: reason, updatedAt: now }).where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt))).run()) === 1
+        if (disabled && mails.length > 0) db.insert(mailOutbox).values(mails).run()
+        return disabled
+      })
+    },
+    async adminAddresses(tenantId) {
+      return db
+        .select({ email: users.email, firstName: users.firstName })
+        .from(users)
+        .where(and(eq(users.tenantId, tenantId), eq(users.type, 'admin'), isNull(users.disabledAt)))
+        .all()
+    },
+    async listDeliveries(endpointId, filter) {
+      return db
+        .select({ delivery: webhookDeliveries, eventType: webhookEvents.type })
+        .from(webhookDeliveries)
+        .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+        .where(and(eq(webhookDeliveries.endpointId, endpointId), filter.status === undefined ? undefined : eq(webhookDeliveries.status, filter.status)))
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+        .limit(filter.limit)
+        .all()
+        .map((row) => ({ ...row.delivery, eventType: row.eventType }))
+    },
+    async getDelivery(id) {
+      return deliveryById(id)
+    },
+    async redeliver(id, now, giveUpAt) {
+      const requeued = await immediate(
+        db,
+        () =>
+          changesOf(
+            db
+              .update(webhookDeliveries)
+              .set({ status: 'pending', nextAttemptAt: now, giveUpAt, leaseUntil: null })
+              .where(and(eq(webhookDeliveries.id, id), inArray(webhookDeliveries.status, ['dead', 'succeeded'])))
+              .run(),
+          ) === 1,
+      )
+      return requeued ? withType(id) : null
+    },
+    async stats() {
+      const byStatus = { pending: 0, sending: 0, succeeded: 0, dead: 0 }
+      for (const row of db.select({ status: webhookDeliveries.status, n: count() }).from(webhookDeliveries).groupBy(webhookDeliveries.status).all()) byStatus[row.status] = row.n
+      const oldest = db
+        .select({ at: min(webhookDeliveries.createdAt) })
+        .from(webhookDeliveries)
+        .where(inArray(webhookDeliveries.status, ['pending', 'sending']))
+        .get()
+      const waiting = db.select({ n: count() }).from(webhookEvents).where(isNull(webhookEvents.fannedOutAt)).get()
+      return { byStatus, oldestPendingAt: oldest?.at ?? null, eventsWaiting: waiting?.n ?? 0 }
+    },
+  }
+}
