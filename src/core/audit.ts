@@ -80,6 +80,19 @@ export type AuditType =
   | 'signing_key.rotated'
   | 'config.untrusted_proxy'
   | 'signing_key.revoked'
+  | 'oidc_client.created'
+  | 'oidc_client.updated'
+  | 'oidc_client.secret_rotated'
+  | 'oidc_client.deleted'
+  | 'oidc.code_issued'
+  | 'oidc.code_reused'
+  | 'oidc.grant_started'
+  | 'oidc.grant_refreshed'
+  | 'oidc.grant_reused'
+  | 'oidc.grant_revoked'
+  | 'oidc.consent_given'
+  | 'oidc.consent_withdrawn'
+  | 'oidc.logout'
 
 /** a***@example.com: enough to tell addresses apart in an investigation, not to harvest them. */
 export function maskEmail(email: string): string {

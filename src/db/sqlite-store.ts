@@ -15,6 +15,7 @@ import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { createMfaStore } from './mfa-store'
 import { createPasskeyStore } from './passkey-store'
+import { createOidcStore } from './oidc-store'
 import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -353,6 +354,7 @@ export function createSqliteStore(db: Db): Store {
     signups: createSignupStore(db),
     mfa: createMfaStore(db),
     passkeys: createPasskeyStore(db),
+    oidc: createOidcStore(db),
     outbox: createOutboxStore(db),
     limits: createLimitStore(db),
     audit: createAuditStore(db),

@@ -31,6 +31,7 @@ import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
 import { errorPage, PAGES_PREFIX } from './pages/error-page'
 import { pageRoutes } from './pages'
+import { oauthErrorAnswer, oidcRoutes } from './oidc'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -46,7 +47,8 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // on every response's headers, before any hook runs.
     .headers(presetHeaders(corsOrigins))
     // (errors on the pages' paths are drawn as pages: server/pages/error-page.ts)
-    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, errorPage))
+    // (the OpenID Provider's JSON endpoints answer errors as RFC 6749 writes them: server/oidc)
+    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, (request, error) => oauthErrorAnswer(request, error) ?? errorPage(request, error)))
     .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
@@ -75,6 +77,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     )
     .use(adminRoutes(deps))
     .use(pageRoutes(deps))
+    .use(oidcRoutes(deps))
 }
 
 /** With CORS origins configured, an answer depends on the request's Origin (the

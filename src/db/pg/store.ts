@@ -16,6 +16,7 @@ import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-
 import { createPgPrune } from '../retention-store'
 import { createPgMfaStore } from './mfa-store'
 import { createPgPasskeyStore } from './passkey-store'
+import { createPgOidcStore } from './oidc-store'
 import { createPgSignupStore } from './signup-store'
 import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -379,6 +380,7 @@ function createRawPgStore(db: PgDb): Store {
     signups: createPgSignupStore(db),
     mfa: createPgMfaStore(db),
     passkeys: createPgPasskeyStore(db),
+    oidc: createPgOidcStore(db),
     outbox: createPgOutboxStore(db),
     limits: createPgLimitStore(db),
     audit: createPgAuditStore(db),
