@@ -1,0 +1,214 @@
+// The OpenID Provider (product spec §21) with openid-client as the relying party, over a real
+// socket, signing in through authd's pages: discovery, code + PKCE, the ID token checked
+// against the JWKS, userinfo, refresh rotation and reuse, revocation, RP-initiated logout,
+// prompt=none; and the requests it must refuse.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createRemoteJWKSet, jwtVerify } from 'jose'
+import * as oidc from 'openid-client'
+import { createTenant } from '../../src/core/tenants'
+import { atHash } from '../../src/core/oidc/tokens'
+import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
+
+let world: OidcWorld
+let email: string
+beforeEach(async () => {
+  world = await startOidcWorld()
+  email = (await world.ctx.addUser({ email: 'ada@example.com' })).email
+})
+afterEach(() => world.close())
+
+/** Signs `email` in through the pages for this request; the callback URL authd sends the browser to. */
+async function signInAndGetCallback(browser: UserAgent, url: URL) {
+  const login = await browser.follow(url.href)
+  expect(login.status).toBe(200)
+  expect(login.html).toContain('name="password"')
+  const answer = await browser.signIn(login, email)
+  expect(answer.location).toStartWith(CALLBACK)
+  return new URL(answer.location!)
+}
+
+async function codeFlow(config: oidc.Configuration, browser = new UserAgent(world.server.url)) {
+  const request = await authorizationRequest(config)
+  const callback = await signInAndGetCallback(browser, request.url)
+  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce, idTokenExpected: true })
+  return { request, callback, tokens, browser }
+}
+
+describe('OpenID Provider: the code flow with openid-client', () => {
+  it('discovers the issuer, signs in through the pages, and issues an ID token that verifies against the JWKS', async () => {
+    const { config } = await relyingParty(world)
+    const metadata = config.serverMetadata()
+    expect(metadata.issuer).toBe(world.issuer)
+    expect(metadata.code_challenge_methods_supported).toEqual(['S256'])
+    expect(metadata.response_types_supported).toEqual(['code'])
+    expect(metadata.authorization_response_iss_parameter_supported).toBe(true)
+
+    const { request, callback, tokens } = await codeFlow(config)
+    // RFC 9207: the answer names its issuer; state comes back as sent.
+    expect(callback.searchParams.get('iss')).toBe(world.issuer)
+    expect(callback.searchParams.get('state')).toBe(request.state)
+
+    const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(metadata.jwks_uri!)), { issuer: world.issuer, audience: config.clientMetadata().client_id, algorithms: ['ES256'] })
+    expect(protectedHeader.alg).toBe('ES256')
+    expect(payload.nonce).toBe(request.nonce)
+    expect(payload.at_hash).toBe(atHash(tokens.access_token))
+    expect(typeof payload.auth_time).toBe('number')
+    expect(Math.abs((payload.auth_time as number) - Date.now() / 1000)).toBeLessThan(120)
+    expect(payload.amr).toEqual(['pwd'])
+    expect(payload).toMatchObject({ email, email_verified: false, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace' })
+    expect(tokens.claims()!.sub).toBe(payload.sub!)
+
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, payload.sub!)
+    expect(info).toMatchObject({ sub: payload.sub, email, name: 'Ada Lovelace' })
+    // The grant's tokens are no key to authd's own API.
+    const me = await fetch(`${world.server.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect(me.status).toBe(401)
+  })
+
+  it('a public client with client_secret_post and one with none both work; a wrong secret is invalid_client', async () => {
+    const confidential = await relyingParty(world, { auth: 'post' })
+    expect((await codeFlow(confidential.config)).tokens.access_token).toBeString()
+    const pub = await relyingParty(world, { public: true })
+    expect((await codeFlow(pub.config)).tokens.access_token).toBeString()
+
+    const wrong = await oidc.discovery(new URL(world.issuer), confidential.client.id, undefined, oidc.ClientSecretBasic('authd_cs_wrong'), { execute: [oidc.allowInsecureRequests] })
+    const request = await authorizationRequest(wrong)
+    const callback = await signInAndGetCallback(new UserAgent(world.server.url), request.url)
+    const refused = await oidc.authorizationCodeGrant(wrong, callback, { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce }).catch((e) => e)
+    // (a 401 with WWW-Authenticate: Basic, as RFC 6749 §5.2 asks for a client that used Basic)
+    expect(refused).toBeInstanceOf(oidc.WWWAuthenticateChallengeError)
+    expect(refused.status).toBe(401)
+  })
+
+  it('refresh rotates the token; a spent one within the grace period gets the same successor, after it the grant is revoked', async () => {
+    const { config } = await relyingParty(world)
+    const { tokens } = await codeFlow(config)
+    const first = tokens.refresh_token!
+    const second = await oidc.refreshTokenGrant(config, first)
+    expect(second.refresh_token).not.toBe(first)
+    expect(second.id_token).toBeString()
+    // Two refreshes racing: the second gets the same successor.
+    expect((await oidc.refreshTokenGrant(config, first)).refresh_token).toBe(second.refresh_token!)
+    world.ctx.clock.advance(11)
+    expect(await oidc.refreshTokenGrant(config, first).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
+    // The whole grant ended: its newest token and its access token too.
+    expect(await oidc.refreshTokenGrant(config, second.refresh_token!).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
+    expect(await oidc.fetchUserInfo(config, second.access_token, oidc.skipSubjectCheck).catch((e) => e.status ?? e.cause?.status)).toBe(401)
+  })
+
+  it('revocation ends the grant; end_session with an id_token_hint ends the page session and returns to the registered URI', async () => {
+    const { config } = await relyingParty(world)
+    const { tokens, browser } = await codeFlow(config)
+    await oidc.tokenRevocation(config, tokens.refresh_token!)
+    expect(await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
+
+    const logout = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9/signed-out', state: 'bye' })
+    const answer = await browser.send(logout.href)
+    expect(answer.location).toBe('http://127.0.0.1:9/signed-out?state=bye')
+    // Signed out: prompt=none now says so.
+    const again = await authorizationRequest(config, { prompt: 'none' })
+    const none = await browser.send(again.url.href)
+    const callback = new URL(none.location!)
+    expect(callback.searchParams.get('error')).toBe('login_required')
+    expect(callback.searchParams.get('state')).toBe(again.state)
+    // A post-logout URI the client did not register is no redirect.
+    expect((await browser.send(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/' }).href)).status).toBe(400)
+  })
+
+  it('prompt=none with a session issues a code without a page', async () => {
+    const { config } = await relyingParty(world)
+    const { browser } = await codeFlow(config)
+    const request = await authorizationRequest(config, { prompt: 'none' })
+    const answer = await browser.send(request.url.href)
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(answer.location!), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce })
+    expect(tokens.access_token).toBeString()
+  })
+})
+
+describe('OpenID Provider: what it refuses', () => {
+  const token = (clientId: string, secret: string, form: Record<string, string>) =>
+    fetch(`${world.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${clientId}:${secret}`)}` }, body: new URLSearchParams(form) }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }))
+
+  it('a code used twice revokes what the first use gave; late, by another client, with a wrong or missing verifier it is invalid_grant', async () => {
+    const { client, clientSecret, config } = await relyingParty(world)
+    const other = await relyingParty(world)
+    const browser = new UserAgent(world.server.url)
+    const fresh = async () => {
+      const request = await authorizationRequest(config)
+      const answer = await browser.follow(request.url.href)
+      const callback = answer.location ? new URL(answer.location) : await signInAndGetCallback(browser, request.url)
+      return { code: callback.searchParams.get('code')!, verifier: request.verifier }
+    }
+    const exchange = (code: string, verifier: string | null, as = { id: client.id, secret: clientSecret! }, redirect = CALLBACK) =>
+      token(as.id, as.secret, { grant_type: 'authorization_code', code, redirect_uri: redirect, ...(verifier !== null && { code_verifier: verifier }) })
+
+    const once = await fresh()
+    const first = await exchange(once.code, once.verifier)
+    expect(first.status).toBe(200)
+    expect(await exchange(once.code, once.verifier)).toMatchObject({ status: 400, json: { error: 'invalid_grant' } })
+    expect(await oidc.fetchUserInfo(config, first.json.access_token, oidc.skipSubjectCheck).catch((e) => e.status ?? e.cause?.status)).toBe(401)
+    expect(await oidc.refreshTokenGrant(config, first.json.refresh_token).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
+
+    const wrongVerifier = await fresh()
+    expect(await exchange(wrongVerifier.code, 'x'.repeat(43))).toMatchObject({ status: 400, json: { error: 'invalid_grant' } })
+    expect(await exchange(wrongVerifier.code, null)).toMatchObject({ status: 400, json: { error: 'invalid_request' } })
+    // (refused attempts do not spend it)
+    expect((await exchange(wrongVerifier.code, wrongVerifier.verifier)).status).toBe(200)
+
+    const otherClient = await fresh()
+    expect(await exchange(otherClient.code, otherClient.verifier, { id: other.client.id, secret: other.clientSecret! })).toMatchObject({ status: 400, json: { error: 'invalid_grant' } })
+    expect(await exchange(otherClient.code, otherClient.verifier, { id: client.id, secret: clientSecret! }, `${CALLBACK}x`)).toMatchObject({ status: 400, json: { error: 'invalid_grant' } })
+
+    const late = await fresh()
+    world.ctx.clock.advance(61)
+    expect(await exchange(late.code, late.verifier)).toMatchObject({ status: 400, json: { error: 'invalid_grant' } })
+    expect(await exchange(late.code, late.verifier, { id: client.id, secret: 'authd_cs_wrong' })).toMatchObject({ status: 401, json: { error: 'invalid_client' } })
+  })
+
+  it('refuses at the authorize endpoint: a redirect URI off by one character (a page, no redirect), plain PKCE, no PKCE, the implicit flow (redirected errors)', async () => {
+    const { client, config } = await relyingParty(world)
+    const browser = new UserAgent(world.server.url)
+    const ask = async (change: (params: URLSearchParams) => void) => {
+      const { url } = await authorizationRequest(config)
+      change(url.searchParams)
+      return browser.send(url.href)
+    }
+    const offByOne = await ask((p) => p.set('redirect_uri', `${CALLBACK}/`))
+    expect(offByOne.status).toBe(400)
+    expect(offByOne.location).toBeNull()
+    expect(offByOne.html).toContain('not known to Acme')
+
+    const errorOf = (answer: { location: string | null }) => Object.fromEntries(new URL(answer.location!).searchParams)
+    expect(errorOf(await ask((p) => p.set('code_challenge_method', 'plain')))).toMatchObject({ error: 'invalid_request', iss: world.issuer })
+    expect(errorOf(await ask((p) => (p.delete('code_challenge'), p.delete('code_challenge_method'))))).toMatchObject({ error: 'invalid_request' })
+    expect(errorOf(await ask((p) => p.set('response_type', 'id_token token')))).toMatchObject({ error: 'unsupported_response_type' })
+    expect(errorOf(await ask((p) => p.set('response_type', 'token')))).toMatchObject({ error: 'unsupported_response_type' })
+    expect(errorOf(await ask((p) => p.set('scope', 'profile')))).toMatchObject({ error: 'invalid_scope' })
+    expect((await ask((p) => p.set('client_id', `${client.id}x`))).status).toBe(400)
+  })
+
+  it("a tenant's client is unknown at another tenant's issuer", async () => {
+    const beta = await createTenant(world.ctx.runtime, { name: 'Beta' })
+    const { client, clientSecret } = await relyingParty(world, { tenantId: beta.id, issuer: `${world.server.url}/t/${beta.id}` })
+    const config = await oidc.discovery(new URL(world.issuer), client.id, undefined, oidc.ClientSecretBasic(clientSecret!), { execute: [oidc.allowInsecureRequests] })
+    const { url } = await authorizationRequest(config)
+    const answer = await new UserAgent(world.server.url).send(url.href)
+    expect(answer.status).toBe(400)
+    expect(answer.location).toBeNull()
+    expect(await token(client.id, clientSecret!, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK, code_verifier: 'x'.repeat(43) })).toMatchObject({ status: 401, json: { error: 'invalid_client' } })
+  })
+
+  it('answers bad token requests with RFC 6749 errors, never a 500', async () => {
+    const { client, clientSecret } = await relyingParty(world)
+    expect(await token(client.id, clientSecret!, { grant_type: 'password', username: 'a', password: 'b' })).toMatchObject({ status: 400, json: { error: 'unsupported_grant_type' } })
+    expect(await token(client.id, clientSecret!, {})).toMatchObject({ status: 400, json: { error: 'invalid_request' } })
+    expect(await token(client.id, clientSecret!, { grant_type: 'refresh_token', refresh_token: 'nope' })).toMatchObject({ status: 400, json: { error: 'invalid_grant' } })
+    const json = await fetch(`${world.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' })
+    expect(json.status).toBe(400)
+    expect(((await json.json()) as any).error).toBe('invalid_request')
+    const userinfo = await fetch(`${world.issuer}/userinfo`, { headers: { authorization: 'Bearer a.b.c' } })
+    expect(userinfo.status).toBe(401)
+    expect(userinfo.headers.get('www-authenticate')).toContain('invalid_token')
+    expect((await fetch(`${world.server.url}/t/nope/.well-known/openid-configuration`)).status).toBe(404)
+  })
+})
