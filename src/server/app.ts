@@ -22,6 +22,7 @@ import { loginRoute } from './routes/login'
 import { logoutRoute } from './routes/logout'
 import { meRoutes } from './routes/me'
 import { adminRoutes } from './routes/admin'
+import { adminClientRoutes } from './routes/admin-clients'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -76,6 +77,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
         .use(docsRoutes()),
     )
     .use(adminRoutes(deps))
+    .use(adminClientRoutes(deps))
     .use(pageRoutes(deps))
     .use(oidcRoutes(deps))
 }

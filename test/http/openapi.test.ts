@@ -38,6 +38,9 @@ describe('GET /api/v1/auth/openapi.json', () => {
     expect(result).toEqual({ valid: true })
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/admin/audit',
+      '/api/v1/admin/clients',
+      '/api/v1/admin/clients/{clientId}',
+      '/api/v1/admin/clients/{clientId}/rotate-secret',
       '/api/v1/admin/tenant',
       '/api/v1/admin/users',
       '/api/v1/admin/users/{userId}',
