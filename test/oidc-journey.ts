@@ -2,6 +2,7 @@
 // over a real socket, and a cookie-keeping user agent that signs in through authd's pages as a
 // browser without JavaScript would (the Chromium test drives a real one).
 import * as oidc from 'openid-client'
+import type { Config } from '../src/config'
 import { createClient } from '../src/core/oidc/clients'
 import { startServer, type RunningServer } from '../src/server/serve'
 import { silentLogger } from '../src/log'
@@ -18,16 +19,16 @@ export interface OidcWorld {
 }
 
 /** A free port, so that AUTHD_PUBLIC_URL (the issuer's base) is the address the server listens on. */
-function freePort(): number {
+export function freePort(): number {
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
   const port = probe.port!
   probe.stop(true)
   return port
 }
 
-export async function startOidcWorld(): Promise<OidcWorld> {
+export async function startOidcWorld(configOverrides: Partial<Config> = {}): Promise<OidcWorld> {
   const port = freePort()
-  const ctx = await createTestContext({ AUTHD_PORT: String(port), AUTHD_HOST: '127.0.0.1', AUTHD_PUBLIC_URL: `http://127.0.0.1:${port}` })
+  const ctx = await createTestContext({ AUTHD_PORT: String(port), AUTHD_HOST: '127.0.0.1', AUTHD_PUBLIC_URL: `http://127.0.0.1:${port}` }, configOverrides)
   const server = await startServer(ctx.runtime, silentLogger)
   return {
     ctx,
