@@ -83,7 +83,8 @@ const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null
 
 /** The user's sessions that can still be refreshed, newest first. */
 export async function listSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, currentSessionId?: string): Promise<SessionView[]> {
-  const live = await deps.store.sessions.listLive(userId, deps.clock.now())
+  // (an OpenID client's grants are listed as such: core/oidc/grants.ts)
+  const live = (await deps.store.sessions.listLive(userId, deps.clock.now())).filter(({ family }) => !family.clientId)
   // The live token was issued by the session's latest login or refresh: its last use.
   return live.map(({ family, liveToken }) => ({
     sessionId: family.id,

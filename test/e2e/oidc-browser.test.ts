@@ -84,6 +84,17 @@ describe('OpenID Connect sign-in in Chromium', () => {
       await page.goto(`${app.base}/start`)
       await page.waitForURL(`${app.base}/callback?**`)
       expect(await heading(page)).toBe('Hello Ada Lovelace (ada@example.com)')
+
+      // The account page lists the application; withdrawing the consent means it asks again.
+      await page.goto(`${world.issuer}/account`)
+      await page.getByRole('link', { name: 'Applications' }).click()
+      expect(await page.locator('main li strong').allTextContents()).toEqual(['Wiki'])
+      expect(await seriousViolations(checker, page)).toEqual([])
+      await page.getByRole('button', { name: 'Withdraw: Wiki' }).click()
+      await page.waitForURL('**/account/apps?done=withdrawn')
+      expect(await page.locator('main li').count()).toBe(0)
+      await page.goto(`${app.base}/start`)
+      expect(await heading(page)).toBe('Allow Wiki?')
     } finally {
       await context.close()
       app.stop()

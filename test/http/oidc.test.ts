@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import * as oidc from 'openid-client'
+import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { atHash } from '../../src/core/oidc/tokens'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
@@ -113,6 +114,21 @@ describe('OpenID Provider: the code flow with openid-client', () => {
     expect(callback.searchParams.get('state')).toBe(again.state)
     // A post-logout URI the client did not register is no redirect.
     expect((await browser.send(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example/' }).href)).status).toBe(400)
+  })
+
+  it('the admin API lists a user’s grants (not among the sessions) and ends them', async () => {
+    const { key } = await createApiKey(world.ctx.runtime, { tenantId: world.ctx.tenantId, scope: 'admin' })
+    const { client, config } = await relyingParty(world)
+    const { tokens } = await codeFlow(config)
+    const userId = tokens.claims()!.sub
+    const admin = (method: string, path: string) => fetch(`${world.server.url}/api/v1/admin/users/${userId}${path}`, { method, headers: { 'x-api-key': key } }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }))
+    const grants = (await admin('GET', '/grants')).json.data
+    expect(grants).toEqual([expect.objectContaining({ clientId: client.id, clientName: 'Wiki', scope: 'openid profile email offline_access' })])
+    // The page session is a session; the grant is not.
+    expect((await admin('GET', '/sessions')).json.data).toHaveLength(1)
+    expect((await admin('DELETE', `/grants/${client.id}`)).json.data).toEqual({ userId, clientId: client.id, ended: 1 })
+    expect(await oidc.refreshTokenGrant(config, tokens.refresh_token!).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
+    expect((await admin('GET', '/grants')).json.data).toEqual([])
   })
 
   it('prompt=none with a session issues a code without a page', async () => {

@@ -44,6 +44,8 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/admin/tenant',
       '/api/v1/admin/users',
       '/api/v1/admin/users/{userId}',
+      '/api/v1/admin/users/{userId}/grants',
+      '/api/v1/admin/users/{userId}/grants/{clientId}',
       '/api/v1/admin/users/{userId}/invite',
       '/api/v1/admin/users/{userId}/mfa',
       '/api/v1/admin/users/{userId}/passkeys',

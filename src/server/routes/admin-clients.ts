@@ -4,6 +4,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { createClient, deleteClient, getClient, listClients, rotateClientSecret, toClientView, updateClient } from '../../core/oidc/clients'
+import { endUserGrants, listUserGrants } from '../../core/oidc/grants'
 import { envelope } from '../errors'
 import { ADMIN_KEY, responses } from '../openapi'
 import { adminKeyGuard } from '../plugins/admin-key'
@@ -26,6 +27,15 @@ const WithSecret = t.Object({
   clientSecret: t.Union([t.String(), t.Null()], { description: 'Shown once, here only (null for a public client). Stored hashed: a lost secret is replaced with rotate-secret.' }),
 })
 const clientParams = t.Object({ clientId: t.String() })
+const GrantView = t.Object({
+  grantId: t.String(),
+  clientId: t.String(),
+  clientName: t.String(),
+  scope: t.String({ description: 'The granted scopes, space-separated' }),
+  createdAt: t.String({ format: 'date-time' }),
+  lastUsedAt: t.String({ format: 'date-time' }),
+  expiresAt: t.String({ format: 'date-time' }),
+})
 const uris = (description: string) => t.Optional(t.Array(t.String(), { description }))
 
 export const adminClientRoutes = (deps: Deps) =>
@@ -111,3 +121,28 @@ export const adminClientRoutes = (deps: Deps) =>
         },
       },
     )
+    .get('/users/:userId/grants', async ({ params, admin }) => envelope(200, 'Grants', await listUserGrants(deps, params.userId, admin)), {
+      adminKey: true,
+      params: t.Object({ userId: t.String() }),
+      detail: {
+        summary: "A user's live grants to OpenID Connect clients",
+        description: 'Newest first: each the tokens one sign-in gave one client (refreshed until it ends). Not listed among the sessions.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'Grants', data: t.Array(GrantView) }, [401, 403, 404, 503]),
+      },
+    })
+    .delete(
+      '/users/:userId/grants/:clientId',
+      async ({ params, admin }) => envelope(200, 'Grants ended', { userId: params.userId, clientId: params.clientId, ended: await endUserGrants(deps, params.userId, params.clientId, admin) }),
+      {
+        adminKey: true,
+        params: t.Object({ userId: t.String(), clientId: t.String() }),
+        detail: {
+          summary: "End a user's grants to a client",
+          description: 'Its refresh and access tokens stop working at once (userinfo refuses them); the consent stays.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'How many grants ended', data: t.Object({ userId: t.String(), clientId: t.String(), ended: t.Integer({ minimum: 0 }) }) }, [401, 403, 404, 503]),
+        },
+      },
+    )
+
