@@ -601,6 +601,10 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.oidc.withdrawConsent(u.id, client.id, now + 3)).toBe(true)
       expect(await e.store.oidc.findConsent(u.id, client.id)).toBeNull()
       expect((await e.store.sessions.findSession(h.id))?.family.revokedReason).toBe('consent-withdrawn')
+      // Retention: codes go once expired (a spent one is kept its 60 s, so that a reuse is caught).
+      expect(await e.store.prune('oidcCodes', now + 59_999, 100)).toBe(0)
+      expect(await e.store.prune('oidcCodes', now + 60_001, 100)).toBe(4)
+      expect(await e.store.oidc.findCode(racing.codeHash)).toBeNull()
       expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(true)
       expect(await e.store.oidc.getClient(client.id)).toBeNull()
       expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(false)

@@ -38,6 +38,9 @@ export const TABLES = [
   'mfaChallenges',
   'passkeys',
   'webauthnChallenges',
+  'oidcClients',
+  'oidcCodes',
+  'oidcConsents',
 ] as const
 type TableName = (typeof TABLES)[number]
 
