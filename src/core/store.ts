@@ -267,9 +267,9 @@ export interface OidcStore {
    * Redeems the code in one transaction: spends it if it is still unspent and unexpired, and
    * starts the grant (`family`, with `firstToken`) if the user's session epoch is still the
    * code's. 'spent' when another redemption won (nothing written), 'stale' when the user's
-   * epoch moved on (the code is spent, no grant starts).
+   * epoch moved on (the code is spent, no grant starts). The grant's audit event is committed with it.
    */
-  redeemCode(input: { codeId: string; now: number; family: RefreshFamily; firstToken: RefreshToken; userEpoch: number }): Promise<'redeemed' | 'spent' | 'stale'>
+  redeemCode(input: { codeId: string; now: number; family: RefreshFamily; firstToken: RefreshToken; userEpoch: number; audit: AuditEvent }): Promise<'redeemed' | 'spent' | 'stale'>
   /** A spent code presented again: revokes the grant its redemption started (waiting for that
    *  redemption to commit if it is under way), with the audit event. */
   revokeCodeGrant(codeId: string, now: number, audit: AuditEvent): Promise<void>

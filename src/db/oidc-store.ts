@@ -55,7 +55,7 @@ export function createOidcStore(db: Db): OidcStore {
     async findCode(codeHash) {
       return db.select().from(oidcCodes).where(eq(oidcCodes.codeHash, codeHash)).get() ?? null
     },
-    async redeemCode({ codeId, now, family, firstToken, userEpoch }) {
+    async redeemCode({ codeId, now, family, firstToken, userEpoch, audit }) {
       return immediate(db, () => {
         const spent = db
           .update(oidcCodes)
@@ -67,6 +67,7 @@ export function createOidcStore(db: Db): OidcStore {
         if (epoch !== userEpoch) return 'stale' as const
         db.insert(refreshFamilies).values(family).run()
         db.insert(refreshTokens).values(firstToken).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
         return 'redeemed' as const
       })
     },

@@ -71,7 +71,6 @@ export async function exchangeCode(
     throw invalidGrant()
   }
   if (grant === 'stale') throw invalidGrant()
-  await audit(deps, 'oidc.grant_started', actor, { tenantId: tenant.id, userId: code.userId, detail: { clientId: client.id, familyId: grant.family.id, scope: code.scope } })
   return issueTokens(deps, issuer, client, session.user, grant.family, code.scope, grant.refreshToken, { nonce: code.nonce, sid: code.sessionId })
 }
 
@@ -97,7 +96,9 @@ async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
   const refreshToken = randomToken(32)
   const signingKey = await deps.keyRing.signingKey()
   const firstToken = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
-  const outcome = await deps.store.oidc.redeemCode({ codeId: code.id, now, family, firstToken, userEpoch: code.userEpoch })
+  // (the grant's audit event is committed with it: one commit per exchange, not two)
+  const started = auditEvent(deps, 'oidc.grant_started', actor, { tenantId: code.tenantId, userId: code.userId, detail: { clientId: code.clientId, familyId: family.id, scope: code.scope } })
+  const outcome = await deps.store.oidc.redeemCode({ codeId: code.id, now, family, firstToken, userEpoch: code.userEpoch, audit: started })
   return outcome === 'redeemed' ? { family, refreshToken: offline ? refreshToken : null } : outcome
 }
 

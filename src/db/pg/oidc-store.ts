@@ -51,7 +51,7 @@ export function createPgOidcStore(db: PgDb): OidcStore {
       const [row] = await db.select().from(oidcCodes).where(eq(oidcCodes.codeHash, codeHash))
       return row ?? null
     },
-    async redeemCode({ codeId, now, family, firstToken, userEpoch }) {
+    async redeemCode({ codeId, now, family, firstToken, userEpoch, audit }) {
       return db.transaction(async (tx) => {
         const spent = await tx
           .update(oidcCodes)
@@ -63,6 +63,7 @@ export function createPgOidcStore(db: PgDb): OidcStore {
         if (user?.sessionEpoch !== userEpoch) return 'stale' as const
         await tx.insert(refreshFamilies).values(family)
         await tx.insert(refreshTokens).values(firstToken)
+        await tx.insert(auditEvents).values(toAuditRow(audit))
         return 'redeemed' as const
       })
     },
