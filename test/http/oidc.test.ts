@@ -9,6 +9,7 @@ import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { atHash } from '../../src/core/oidc/tokens'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
+import { formOn } from '../pages'
 
 let world: OidcWorld
 let email: string
@@ -226,5 +227,112 @@ describe('OpenID Provider: what it refuses', () => {
     expect(userinfo.status).toBe(401)
     expect(userinfo.headers.get('www-authenticate')).toContain('invalid_token')
     expect((await fetch(`${world.server.url}/t/nope/.well-known/openid-configuration`)).status).toBe(404)
+  })
+})
+
+describe('OpenID Provider: prompt, max_age, login_hint, consent, and what the grant is not', () => {
+  const consentOf = (page: { html: string }) => formOn(page.html, '/authorize/consent')
+
+  it('prompt=login and max_age=0 show the login form to a signed-in browser, and auth_time moves on', async () => {
+    const { config } = await relyingParty(world)
+    const { tokens, browser } = await codeFlow(config)
+    const firstAuth = tokens.claims()!.auth_time!
+    for (const extra of [{ prompt: 'login' }, { max_age: '0' }] as Array<Record<string, string>>) {
+      world.ctx.clock.advance(5)
+      const request = await authorizationRequest(config, extra)
+      const callback = await signInAndGetCallback(browser, request.url)
+      const again = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce, maxAge: extra.max_age === undefined ? undefined : 0 })
+      expect(again.claims()!.auth_time!).toBeGreaterThan(firstAuth)
+    }
+  })
+
+  it('login_hint fills the e-mail field of the login page', async () => {
+    const { config } = await relyingParty(world)
+    const { url } = await authorizationRequest(config, { login_hint: 'ada@example.com' })
+    const login = await new UserAgent(world.server.url).follow(url.href)
+    expect(login.html).toContain('value="ada@example.com"')
+  })
+
+  it('a third-party client asks consent once; prompt=consent asks again; prompt=none without consent is consent_required; deny is access_denied', async () => {
+    const { config } = await relyingParty(world, { firstParty: false })
+    const browser = new UserAgent(world.server.url)
+    const none = await authorizationRequest(config)
+    const consent = await browser.signIn(await browser.follow(none.url.href), email)
+    expect(consent.status).toBe(200)
+    expect(consent.html).toContain('<h1>Allow Wiki?</h1>')
+    const allowed = await browser.send(consentOf(consent).action, { form: { ...consentOf(consent).hidden, decision: 'allow' } })
+    expect(new URL(allowed.location!).searchParams.get('code')).toBeString()
+    // Remembered: the next request needs no page.
+    const next = await authorizationRequest(config)
+    expect((await browser.send(next.url.href)).location).toStartWith(CALLBACK)
+    const asked = await browser.follow((await authorizationRequest(config, { prompt: 'consent' })).url.href)
+    expect(asked.html).toContain('<h1>Allow Wiki?</h1>')
+    const denied = await browser.send(consentOf(asked).action, { form: { ...consentOf(asked).hidden, decision: 'deny' } })
+    expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied')
+    // Another user of the same browser's tenant has not consented.
+    const wider = await authorizationRequest(config, { scope: 'openid', prompt: 'none' })
+    expect((await browser.send(wider.url.href)).location).toStartWith(CALLBACK)
+    const { config: other } = await relyingParty(world, { firstParty: false })
+    const silent = await authorizationRequest(other, { prompt: 'none' })
+    expect(new URL((await browser.send(silent.url.href)).location!).searchParams.get('error')).toBe('consent_required')
+  })
+
+  it("a grant's refresh token opens neither authd's own API nor the pages", async () => {
+    const { config } = await relyingParty(world)
+    const { tokens } = await codeFlow(config)
+    const refresh = await fetch(`${world.server.url}/api/v1/auth/refresh-token`, { headers: { cookie: `refreshToken=${tokens.refresh_token}` } })
+    expect(refresh.status).toBe(401)
+    const account = await fetch(`${world.issuer}/account`, { headers: { cookie: `authd_session=${tokens.refresh_token}` }, redirect: 'manual' })
+    expect(account.headers.get('location')).toEndWith('/login')
+    // (and it still works where it belongs)
+    expect((await oidc.refreshTokenGrant(config, tokens.refresh_token!)).access_token).toBeString()
+  })
+
+  it('end_session without an id_token_hint asks before signing out, and audit events record the grant', async () => {
+    const { config } = await relyingParty(world)
+    const { browser, tokens } = await codeFlow(config)
+    const logout = oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: 'http://127.0.0.1:9/signed-out', client_id: config.clientMetadata().client_id })
+    const asked = await browser.send(logout.href)
+    expect(asked.html).toContain('Sign out of Acme in this browser?')
+    const form = formOn(asked.html, '/end_session/confirm')
+    const out = await browser.send(form.action, { form: form.hidden })
+    expect(out.location).toBe('http://127.0.0.1:9/signed-out')
+    expect((await browser.send((await authorizationRequest(config, { prompt: 'none' })).url.href)).location).toContain('error=login_required')
+    const types = (await world.ctx.runtime.store.audit.query({ userId: tokens.claims()!.sub })).map((e) => e.type)
+    expect(types).toEqual(expect.arrayContaining(['oidc.code_issued', 'oidc.grant_started', 'logout']))
+  })
+
+  it('never answers a malformed request with a 500', async () => {
+    const { client, clientSecret, config } = await relyingParty(world)
+    const { url } = await authorizationRequest(config)
+    const browser = new UserAgent(world.server.url)
+    const odd = [
+      `${url.href}&state=again`,
+      url.href.replace('response_type=code', 'response_type='),
+      `${url.href}&max_age=soon`,
+      `${url.href}&prompt=none%20login`,
+      `${url.href}&prompt=select_account`,
+      `${url.href}&request=eyJ`,
+      `${url.href}&response_mode=fragment`,
+      `${world.issuer}/authorize`,
+      `${world.issuer}/authorize?client_id=${'x'.repeat(5000)}`,
+      `${world.issuer}/end_session?id_token_hint=not.a.jwt`,
+      `${world.issuer}/end_session?client_id=nope`,
+      `${world.issuer}/end_session?post_logout_redirect_uri=https://evil.example/`,
+    ]
+    for (const target of odd) expect((await browser.send(target)).status).toBeLessThan(500)
+    const posted = await fetch(`${world.issuer}/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: client.id, scope: 5, redirect_uri: CALLBACK, response_type: 'code' }), redirect: 'manual' })
+    // (a JSON body's non-string fields are no parameters: here no scope, so invalid_scope at the client)
+    expect(new URL(posted.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope')
+    for (const headers of [{ authorization: 'Basic !!!' }, { authorization: 'Basic ' + btoa('no-colon') }, { authorization: 'Bearer x' }, { authorization: 'Basic ' + btoa(`${client.id}:%E0%A4%A`) }]) {
+      const answer = await fetch(`${world.issuer}/token`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code' })
+      expect({ status: answer.status, error: ((await answer.json()) as any).error }).toEqual({ status: 401, error: 'invalid_client' })
+    }
+    const both = await fetch(`${world.issuer}/token`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${client.id}:${clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=authorization_code&client_secret=${clientSecret}` })
+    expect({ status: both.status, error: ((await both.json()) as any).error }).toEqual({ status: 400, error: 'invalid_request' })
+    for (const body of ['token=', 'token=' + 'x'.repeat(9000), 'token=a.b.c']) {
+      const revoke = await fetch(`${world.issuer}/revoke`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${client.id}:${clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body })
+      expect(revoke.status).toBeLessThan(500)
+    }
   })
 })

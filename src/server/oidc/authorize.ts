@@ -12,7 +12,7 @@ import { formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
 import type { MessageKey } from '../pages/strings'
-import { issuerOf } from './protocol'
+import { issuerOf, stringFields } from './protocol'
 
 /** The page shown when the request cannot be sent back to the client. */
 function cannotGoOn(page: Page) {
@@ -90,7 +90,7 @@ export const authorizeRoutes = (deps: Deps) =>
     .use(clientActor(deps.config.trustedProxies))
     .get('/authorize', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), new URL(ctx.request.url).searchParams))
     // (a client may send the request as a form, Core §3.1.2.1: no anti-forgery token, it comes from the client's page)
-    .post('/authorize', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), Object.entries((ctx.body ?? {}) as Record<string, string>)))
+    .post('/authorize', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), stringFields(ctx.body)))
     .post('/authorize/consent', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
       const resume = URL.parse(formValue(ctx.body, 'return_to'), page.origin)

@@ -12,7 +12,7 @@ import { clearCookie, readCookie } from '../pages/cookies'
 import { form, formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
-import { issuerOf } from './protocol'
+import { issuerOf, stringFields } from './protocol'
 
 function cannotGoOn(page: Page) {
   const { t } = page
@@ -66,7 +66,7 @@ export const endSessionRoutes = (deps: Deps) =>
   new Elysia({ prefix: PAGE_PREFIX })
     .use(clientActor(deps.config.trustedProxies))
     .get('/end_session', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), new URL(ctx.request.url).searchParams, false))
-    .post('/end_session', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), Object.entries((ctx.body ?? {}) as Record<string, string>), false))
+    .post('/end_session', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), stringFields(ctx.body), false))
     .post('/end_session/confirm', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
       const again = URL.parse(formValue(ctx.body, 'return_to'), page.origin)

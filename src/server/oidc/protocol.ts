@@ -99,3 +99,9 @@ export function oauthErrorAnswer(request: Request, error: AppError): { body: str
   if (code === 'invalid_client' && request.headers.has('authorization')) headers['www-authenticate'] = 'Basic realm="authd"'
   return { body: JSON.stringify({ error: code, error_description: description }), headers }
 }
+
+/** A POSTed request's parameters: its string fields (a JSON body may hold anything else, which no parameter is). */
+export function stringFields(body: unknown): Array<[string, string]> {
+  if (typeof body !== 'object' || body === null) return []
+  return Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+}
