@@ -81,6 +81,8 @@ export interface LimitSettings {
   signupIpPerHour: number
   /** Per client IP: change-password, setup-password and verify-email requests per 10 minutes. */
   passwordIpPer10Min: number
+  /** Per client IP: passkey sign-in options (each stores a challenge) per 10 minutes. */
+  passkeyOptionsIpPer10Min: number
   /** Per account: consecutive wrong OTPs (across OTPs) before change-password is refused ... */
   otpFailuresBeforeLockout: number
   /** ... for this long. */
@@ -115,6 +117,7 @@ export const SETTINGS = [
   'AUTHD_OTP_FAILURES_BEFORE_LOCKOUT',
   'AUTHD_OTP_LOCKOUT',
   'AUTHD_PASSWORD_IP_PER_10MIN',
+  'AUTHD_PASSKEY_OPTIONS_IP_PER_10MIN',
   'AUTHD_PASSWORD_MIN_LENGTH',
   'AUTHD_PORT',
   'AUTHD_PUBLIC_URL',
@@ -375,6 +378,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       forgotIpPerHour: read('AUTHD_FORGOT_IP_PER_HOUR', 30, int(1, 1000000)),
       signupIpPerHour: read('AUTHD_SIGNUP_IP_PER_HOUR', 20, int(1, 1000000)),
       passwordIpPer10Min: read('AUTHD_PASSWORD_IP_PER_10MIN', 30, int(1, 1000000)),
+      passkeyOptionsIpPer10Min: read('AUTHD_PASSKEY_OPTIONS_IP_PER_10MIN', 300, int(1, 1000000)),
       otpFailuresBeforeLockout: read('AUTHD_OTP_FAILURES_BEFORE_LOCKOUT', 20, int(1, 1000)),
       otpLockoutSec: read('AUTHD_OTP_LOCKOUT', 15 * 60, parseDuration),
     },

@@ -41,3 +41,29 @@ export async function seriousViolations(checker: BrowserContext, page: Page): Pr
     await copy.close()
   }
 }
+
+/** Runs an action that leads to a new page, and waits until that page has loaded. */
+export async function loaded(page: Page, action: () => Promise<unknown>): Promise<void> {
+  await Promise.all([page.waitForEvent('load'), action()])
+}
+
+/**
+ * A page of `context` with the DevTools virtual authenticator (ctap2, internal transport,
+ * resident keys, user verification, presence given at once). With `autofill: false` the page
+ * reports no conditional mediation, so a passkey is used only when a button asks for it (not
+ * offered by the e-mail field's autofill as the login page loads).
+ */
+export async function pageWithAuthenticator(context: BrowserContext, { autofill = true } = {}): Promise<Page> {
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  })
+  if (!autofill) {
+    await page.addInitScript(() => {
+      ;(globalThis as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false
+    })
+  }
+  return page
+}

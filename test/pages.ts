@@ -16,6 +16,8 @@ export class PageBrowser {
   constructor(
     private readonly ctx: TestContext,
     readonly headers: Record<string, string> = {},
+    /** The scheme and host the browser asked for (its Host header): authd's own, or a rebound name. */
+    readonly site = 'http://localhost',
   ) {}
 
   get(path: string, headers: Record<string, string> = {}) {
@@ -37,7 +39,7 @@ export class PageBrowser {
     const headers: Record<string, string> = { ...this.headers, ...extra }
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
-    const request = new Request(`http://localhost${path}`, { method, headers, body })
+    const request = new Request(`${this.site}${path}`, { method, headers, body })
     peerAddresses.set(request, '127.0.0.1')
     const response = await this.ctx.app.handle(request)
     for (const cookie of response.headers.getSetCookie()) {

@@ -14,6 +14,9 @@ export interface Actor {
   /** Set when the admin API acts: the key's tenant. Such an actor sees and changes nothing
    *  outside it: another tenant's ids are answered as unknown ones (404). */
   tenantId?: string
+  /** The language the request asked for (Accept-Language, among the mails' catalogues): the
+   *  mails it causes are written in it. Absent (the CLI): English. */
+  language?: string
 }
 
 /** The admin API's actor: the caller's address, the key that authorised the call, its tenant. */
@@ -51,6 +54,7 @@ export type AuditType =
   | 'passkey.renamed'
   | 'passkey.removed'
   | 'passkey.counter_regressed'
+  | 'passkey_options.limited'
   | 'passkeys.listed'
   | 'reauth.failed'
   | 'signup.requested'

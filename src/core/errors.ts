@@ -40,6 +40,10 @@ export class AppError extends Error {
       /** What the CLI prints instead of `message`: it may name what the admin typed, which an
        *  HTTP answer never repeats. */
       cliMessage?: string
+      /** Which password rule refused (weak_password): pages say it in the reader's language. */
+      passwordRule?: PasswordRule
+      /** The number the rule names (its minimum or maximum length). */
+      passwordRuleLimit?: number
     } = {},
   ) {
     super(message)
@@ -50,7 +54,8 @@ export class AppError extends Error {
 /** A malformed or invalid request: the message names the field and what is wrong with it. */
 export const badRequest = (message: string) => new AppError(400, 'invalid_request', message)
 /** A password the policy refuses: the message names the rule. */
-export const weakPassword = (message: string) => new AppError(400, 'weak_password', message)
+export type PasswordRule = 'too_short' | 'too_long' | 'email' | 'name' | 'pattern' | 'common' | 'unicode'
+export const weakPassword = (rule: PasswordRule, message: string, limit?: number) => new AppError(400, 'weak_password', message, undefined, { passwordRule: rule, ...(limit !== undefined && { passwordRuleLimit: limit }) })
 /** Any OTP failure (wrong, expired, spent, unknown address): never says which. */
 export const invalidOtp = () => new AppError(400, 'invalid_otp', 'Invalid or expired OTP')
 /** Any failure of a second-factor code or its login challenge: never says which. */

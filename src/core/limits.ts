@@ -61,6 +61,8 @@ export function limitRules(config: Pick<Config, 'limits'>) {
     setupPasswordIp: window('setup-password:ip', l.passwordIpPer10Min, 10 * MINUTE),
     signupIp: window('signup:ip', l.signupIpPerHour, 60 * MINUTE),
     verifyEmailIp: window('verify-email:ip', l.passwordIpPer10Min, 10 * MINUTE),
+    // Each options request stores a challenge: without a budget, anyone could fill the table.
+    passkeyOptionsIp: window('passkey-options:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
     otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
     otpDevice: backoff('otp:device', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs),
   }

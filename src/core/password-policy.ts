@@ -26,7 +26,7 @@ const loadBlocklist = () =>
  * U+FFFD, so different passwords would hash the same.
  */
 export function normalisePassword(password: string): string {
-  if (!password.isWellFormed()) throw weakPassword('Password must be valid Unicode text (it contains an unpaired surrogate)')
+  if (!password.isWellFormed()) throw weakPassword('unicode', 'Password must be valid Unicode text (it contains an unpaired surrogate)')
   return password.normalize('NFKC')
 }
 
@@ -34,22 +34,22 @@ export function normalisePassword(password: string): string {
 export async function checkPasswordPolicy(password: string, minLength: number, context: PasswordContext): Promise<string> {
   const normalised = normalisePassword(password)
   const length = [...normalised].length
-  if (length < minLength) throw weakPassword(`Password must be at least ${minLength} characters long`)
-  if (length > PASSWORD_MAX_LENGTH) throw weakPassword(`Password must be at most ${PASSWORD_MAX_LENGTH} characters long`)
+  if (length < minLength) throw weakPassword('too_short', `Password must be at least ${minLength} characters long`, minLength)
+  if (length > PASSWORD_MAX_LENGTH) throw weakPassword('too_long', `Password must be at most ${PASSWORD_MAX_LENGTH} characters long`, PASSWORD_MAX_LENGTH)
 
   const lower = normalised.toLowerCase()
   const localPart = context.email.split('@')[0] ?? ''
   if (localPart.length >= 3 && lower.includes(localPart.toLowerCase())) {
-    throw weakPassword('Password must not contain your e-mail address')
+    throw weakPassword('email', 'Password must not contain your e-mail address')
   }
   for (const name of [context.firstName, context.lastName]) {
-    if (name.length >= 3 && lower.includes(name.toLowerCase())) throw weakPassword('Password must not contain your name')
+    if (name.length >= 3 && lower.includes(name.toLowerCase())) throw weakPassword('name', 'Password must not contain your name')
   }
-  if (/^(.{1,4}?)\1+$/su.test(lower)) throw weakPassword('Password must not be a short pattern repeated')
+  if (/^(.{1,4}?)\1+$/su.test(lower)) throw weakPassword('pattern', 'Password must not be a short pattern repeated')
 
   // A listed password padded with digits or symbols, or spaced out, is still that password.
   const variants = [lower, lower.replace(/\s+/g, ''), lower.replace(/^[\d\p{P}\p{S}\s]+|[\d\p{P}\p{S}\s]+$/gu, '')]
   const list = await loadBlocklist()
-  if (variants.some((v) => v.length > 0 && list.has(v))) throw weakPassword('Password is too common: it appears in lists of breached passwords')
+  if (variants.some((v) => v.length > 0 && list.has(v))) throw weakPassword('common', 'Password is too common: it appears in lists of breached passwords')
   return normalised
 }

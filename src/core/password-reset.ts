@@ -2,6 +2,7 @@
 // unknown addresses, after the same work: one OTP drawn and hashed, one mail composed, one
 // write transaction (the request is logged either way), and the mail is delivered later by
 // the outbox worker, never inline. Every OTP failure is the same 400.
+import { tenantTitle } from './tenants'
 import { inAccountTurn } from './account-guesses'
 import { auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
@@ -56,7 +57,7 @@ export async function requestPasswordReset(deps: ResetDeps, input: { tenant: Ten
     tenantId: tenant.id,
     kind: 'password-reset-otp',
     recipient: email,
-    content: passwordResetOtpMail({ tenantName: tenant.name, firstName: user?.firstName ?? '', code, validMinutes: OTP_TTL_MS / 60000 }),
+    content: passwordResetOtpMail({ tenantName: tenantTitle(tenant), firstName: user?.firstName ?? '', code, validMinutes: OTP_TTL_MS / 60000, language: actor.language }),
     now,
     secretExpiresAt: otp.expiresAt,
   })
@@ -126,7 +127,7 @@ async function judgeOtp(
   // A weak password does not spend the OTP: the user may try again with a better one (each
   // submission is one of the code's tries), and the account's lock takes the count back.
   const passwordHash = await judged(deps, guess, async () => deps.hasher.hash(await checkPasswordPolicy(input.newPassword, deps.config.passwordMinLength, user)))
-  const notice = passwordChangedNotice(tenant, user, now)
+  const notice = passwordChangedNotice(tenant, user, now, actor.language)
   const changed = await deps.store.passwordResets.complete({
     userId: user.id,
     tenantId: tenant.id,

@@ -9,7 +9,7 @@ import { invitationMail } from './mail/templates'
 import { ipSubject, spendBudget } from './limits'
 import { checkPasswordPolicy } from './password-policy'
 import { randomToken, sha256 } from './secrets'
-import { getTenant } from './tenants'
+import { getTenant, tenantTitle } from './tenants'
 import { tenantPagesUrl } from './tenant-pages'
 import type { SetupToken, Tenant, User } from './types'
 import { getUser } from './users'
@@ -29,12 +29,12 @@ export const toInvitationView = (invited: { user: User; setupToken: string; expi
 
 /** The mail that hands a user their setup token. Its link leads to AUTHD_INVITE_URL when the
  *  operator has a page of their own, else to the tenant's invitation page at authd. */
-export function invitationMessage(deps: Pick<Deps, 'config'>, tenant: Tenant, user: User, token: string, record: SetupToken, now: number) {
+export function invitationMessage(deps: Pick<Deps, 'config'>, tenant: Tenant, user: User, token: string, record: SetupToken, now: number, language?: string) {
   return newOutboxMessage({
     tenantId: tenant.id,
     kind: 'invitation',
     recipient: user.email,
-    content: invitationMail({ tenantName: tenant.name, firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl ?? `${tenantPagesUrl(deps.config, tenant)}/invite` }),
+    content: invitationMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl ?? `${tenantPagesUrl(deps.config, tenant)}/invite`, language }),
     now,
     secretExpiresAt: record.expiresAt,
   })
@@ -53,7 +53,7 @@ export async function inviteUser(
   const tenant = await getTenant(deps, user.tenantId)
   const now = deps.clock.now()
   const { token, record } = newSetupToken(deps, user.id, now)
-  const mail = invitationMessage(deps, tenant, user, token, record, now)
+  const mail = invitationMessage(deps, tenant, user, token, record, now, actor.language)
   await deps.store.setupTokens.replace(record, mail)
   deps.mailQueued.notify()
   await audit(deps, 'user.invited', actor, { tenantId: tenant.id, userId: user.id })

@@ -64,7 +64,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
 
 /**
  * The caller a session's refresh token names, without spending it: authd's own pages keep
- * their session's first token in a cookie of their own (server/pages/page-session.ts) and
+ * their session's first token in a cookie of their own (sealed: server/pages/page-session.ts) and
  * present it with every page, where an app rotates its token at /refresh-token. The token's
  * expiry (1 or 30 days after the login) and the session's rules are those of any session:
  * revoked, expired, another tenant's, a disabled user or tenant are all refused alike (401).
@@ -128,7 +128,7 @@ export async function changePasswordInSession(
   const { user, tenant } = caller
   const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(newPassword, deps.config.passwordMinLength, user))
   const now = deps.clock.now()
-  await deps.store.users.replacePassword({ userId: user.id, passwordHash, now, notice: passwordChangedNotice(tenant, user, now), reason: 'password-changed', keepSessionId: caller.sessionId })
+  await deps.store.users.replacePassword({ userId: user.id, passwordHash, now, notice: passwordChangedNotice(tenant, user, now, actor.language), reason: 'password-changed', keepSessionId: caller.sessionId })
   deps.mailQueued.notify()
   await audit(deps, 'password.changed', actor, { tenantId: tenant.id, userId: user.id, detail: { in: 'session' } })
   return { ...user, passwordHash, updatedAt: now }

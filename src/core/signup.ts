@@ -26,7 +26,7 @@ import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHa
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
 import { startSession, type LoginResult } from './sessions'
-import { validateName } from './tenants'
+import { validateName, tenantTitle } from './tenants'
 import type { MailSlot, ResetHistory } from './store'
 import type { PendingSignup, Tenant, User } from './types'
 import { normaliseEmail } from './users'
@@ -134,7 +134,7 @@ export async function requestSignup(
     tenantId: tenant.id,
     kind: 'signup-code',
     recipient: email,
-    content: signupCodeMail({ tenantName: tenant.name, firstName, code, validMinutes: OTP_TTL_MS / 60000 }),
+    content: signupCodeMail({ tenantName: tenantTitle(tenant), firstName, code, validMinutes: OTP_TTL_MS / 60000, language: actor.language }),
     now,
     secretExpiresAt: pending.expiresAt,
   })
@@ -142,7 +142,7 @@ export async function requestSignup(
     tenantId: tenant.id,
     kind: 'signup-attempt',
     recipient: email,
-    content: signupAttemptMail({ tenantName: tenant.name, firstName: user?.firstName ?? '', at: now }),
+    content: signupAttemptMail({ tenantName: tenantTitle(tenant), firstName: user?.firstName ?? '', at: now, language: actor.language }),
     now,
   })
   const outcome = user ? 'registered' : signupAllows(policy, email) ? 'new' : 'refused'
@@ -159,7 +159,7 @@ export async function requestSignup(
     tenantId: tenant.id,
     kind: 'signup-contested',
     recipient: email,
-    content: signupContestedMail({ tenantName: tenant.name, at: now }),
+    content: signupContestedMail({ tenantName: tenantTitle(tenant), at: now, language: actor.language }),
     now,
   })
   // Its mail leaves as the per-address limits (those of forgot-password) allow: now, or once

@@ -31,6 +31,9 @@ export function validateName(field: string, raw: unknown): string {
 
 /** Every tenant's tokens carry an audience of their own, so a resource server that checks
  *  `aud` never accepts another tenant's token. By default it is derived from the tenant id. */
+/** The tenant as its users know it: its display name (branding), else its name. Pages and mails say this. */
+export const tenantTitle = (tenant: Pick<Tenant, 'name' | 'displayName'>) => tenant.displayName ?? tenant.name
+
 export const defaultAudience = (tenantId: string) => `urn:authd:tenant:${tenantId}`
 
 /** An audience as typed for `tenantId`. authd's own form (urn:authd:tenant:…) is reserved to

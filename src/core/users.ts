@@ -132,7 +132,7 @@ export async function createUser(
   if (input.invite && !setupToken) {
     throw badRequest(user.type === 'tenant' ? 'Tenant users cannot be invited: they cannot have a password' : 'invite and password exclude each other')
   }
-  const invitation = input.invite && setupToken ? invitationMessage(deps, tenant, user, setupToken.token, setupToken.record, user.createdAt) : undefined
+  const invitation = input.invite && setupToken ? invitationMessage(deps, tenant, user, setupToken.token, setupToken.record, user.createdAt, actor.language) : undefined
   if (!(await deps.store.users.insert(user, setupToken?.record, invitation))) throw emailTaken(user.email)
   if (invitation) deps.mailQueued.notify()
   await audit(deps, 'user.created', actor, { tenantId: tenant.id, userId: user.id, detail: { type: user.type, withPassword: user.passwordHash !== null, invited: invitation !== undefined } })
@@ -235,7 +235,7 @@ export async function setUserPassword(
   const tenant = await getTenant(deps, user.tenantId)
   const passwordHash = await deps.hasher.hash(await checkPasswordPolicy(password, deps.config.passwordMinLength, user))
   const now = deps.clock.now()
-  await deps.store.users.replacePassword({ userId, passwordHash, now, notice: passwordChangedNotice(tenant, user, now), reason: 'password-set-by-admin' })
+  await deps.store.users.replacePassword({ userId, passwordHash, now, notice: passwordChangedNotice(tenant, user, now, actor.language), reason: 'password-set-by-admin' })
   deps.mailQueued.notify()
   await audit(deps, 'password.set_by_admin', actor, { tenantId: tenant.id, userId })
   return { ...user, passwordHash, updatedAt: now }

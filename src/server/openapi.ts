@@ -139,7 +139,8 @@ export const openapiDocument = (version: string) =>
       info: {
         title: 'authd',
         version,
-        description: 'Authentication API: every response is the envelope {statusCode, message, data}; errors have data: null.',
+        description:
+          'Authentication API: every response is the envelope {statusCode, message, data}; errors have data: null. A mail a request causes (a reset or sign-up code, an invitation, a notice) is written in the language of its Accept-Language: English (also the default) or German.',
       },
       components: {
         securitySchemes: {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
-import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
+import { loaded, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
@@ -54,11 +54,6 @@ async function expectAccessible(page: Page, state: string) {
   const violations = await seriousViolations(checker, page)
   expect({ state, violations }).toEqual({ state, violations: [] })
   checked.push(state)
-}
-
-/** Runs an action that leads to a new page, and waits until that page has loaded. */
-async function loaded(page: Page, action: () => Promise<unknown>) {
-  await Promise.all([page.waitForEvent('load'), action()])
 }
 
 const heading = (page: Page) => page.locator('h1').textContent()

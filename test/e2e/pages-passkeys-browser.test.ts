@@ -9,7 +9,7 @@ import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setTenantRelyingParty } from '../../src/core/passkeys/relying-party'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
-import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
+import { loaded, pageWithAuthenticator, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -40,24 +40,11 @@ afterAll(async () => {
   await ctx?.close()
 })
 
-async function withAuthenticator(): Promise<Page> {
-  const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  })
-  return page
-}
+const withAuthenticator = () => pageWithAuthenticator(context)
 
 async function expectAccessible(page: Page, state: string) {
   const violations = await seriousViolations(checker, page)
   expect({ state, violations }).toEqual({ state, violations: [] })
-}
-
-/** Runs an action that leads to a new page, and waits until that page has loaded. */
-async function loaded(page: Page, action: () => Promise<unknown>) {
-  await Promise.all([page.waitForEvent('load'), action()])
 }
 
 const notice = (page: Page) => page.locator('.notice').textContent()

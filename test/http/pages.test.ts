@@ -7,6 +7,8 @@ import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
 import { setTenantSignup } from '../../src/core/signup'
 import { updateTenantPages } from '../../src/core/tenant-pages'
+import { createTenant } from '../../src/core/tenants'
+import { createUser } from '../../src/core/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
@@ -68,6 +70,48 @@ describe('login page', () => {
     expect(account.status).toBe(200)
   })
 
+  it('keeps one session per browser: signing in again, here or at another tenant, ends the session the cookie held', async () => {
+    const live = async () => Number((await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM refresh_families WHERE revoked_at IS NULL'))[0]!.n)
+    await signIn()
+    // (signed in, the login page sends the browser on; a second sign-in is a fresh form post)
+    const again = await browser.post(`${base}/login`, { _form: formOn((await browser.get(`${base}/logout`)).html, '/logout').hidden._form!, email, password: PASSWORD })
+    expect(again.location).toBe(`${base}/account`)
+    expect(await live()).toBe(1)
+
+    const beta = await createTenant(ctx.runtime, { name: 'Beta' })
+    await createUser(ctx.runtime, { tenantId: beta.id, email, firstName: 'Ada', lastName: 'B', password: PASSWORD })
+    const betaLogin = await browser.get(`/t/${beta.id}/login`)
+    expect((await browser.submit(betaLogin, '/login', { email, password: PASSWORD })).location).toBe(`/t/${beta.id}/account`)
+    expect(await live()).toBe(1)
+    expect((await browser.get(`${base}/account`)).location).toBe(`${base}/login`)
+    expect((await browser.get(`/t/${beta.id}/account`)).status).toBe(200)
+  })
+
+  it("keeps the page session and an app's refresh token apart: neither opens the other's door, and an app's refresh does not sign the page out", async () => {
+    await signIn()
+    const pageCookie = browser.cookies.get('authd_session')!
+    const asRefresh = await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${pageCookie}` })
+    expect(asRefresh.status).toBe(401)
+    expect((await browser.get(`${base}/account`)).status).toBe(200)
+
+    const appToken = (await loginFor(ctx, email)).refreshCookie!
+    const stranger = new PageBrowser(ctx)
+    stranger.cookies.set('authd_session', appToken)
+    expect((await stranger.get(`${base}/account`)).location).toBe(`${base}/login`)
+    expect((await ctx.call('GET', '/api/v1/auth/refresh-token', { apiKey: null, cookie: `refreshToken=${appToken}` })).status).toBe(201)
+  })
+
+  it('says how long a backed-off login waits, in words that count ("in 1 second", then "in 2 seconds")', async () => {
+    const page = await browser.get(`${base}/login`)
+    for (let i = 0; i < 5; i++) await browser.submit(page, '/login', { email, password: 'not the password at all' })
+    const held = await browser.submit(page, '/login', { email, password: PASSWORD })
+    expect({ status: held.status, problem: problemText(held.html) }).toEqual({ status: 429, problem: 'There is a problem Too many attempts. Try again in 1 second.' })
+    ctx.clock.advance(1)
+    await browser.submit(page, '/login', { email, password: 'not the password at all' })
+    const german = await browser.submit(page, '/login', { email, password: PASSWORD }, { origin: 'http://localhost', 'accept-language': 'de' })
+    expect(problemText(german.html)).toContain('Zu viele Versuche. Versuchen Sie es in 2 Sekunden erneut.')
+  })
+
   it('asks a user with TOTP for the second factor: a wrong code on its field, the right one signs in', async () => {
     const token = (await loginFor(ctx, email)).json.data.response.accessToken
     const bearer = { authorization: `Bearer ${token}` }
@@ -97,6 +141,21 @@ describe('forms from another site', () => {
     expect({ status: refused.status, type: refused.headers.get('content-type') }).toEqual({ status: 403, type: 'text/html; charset=utf-8' })
     expect(refused.html).toContain('This form was sent from another site, or it is too old.')
     expect(browser.cookies.has('authd_session')).toBe(false)
+  })
+
+  it.each([
+    ['with its own Origin', { origin: 'http://rebound.example:3000', 'sec-fetch-site': 'same-origin' }],
+    ['with Origin: null (a page of no-referrer)', { origin: 'null', 'sec-fetch-site': 'same-origin' }],
+  ])('are refused from a name rebound to authd (DNS rebinding), %s: only AUTHD_PUBLIC_URL or a loopback name is authd', async (_, headers) => {
+    const rebound = new PageBrowser(ctx, {}, 'http://rebound.example:3000')
+    const page = await rebound.get(`${base}/login`)
+    expect(page.status).toBe(200)
+    const refused = await rebound.submit(page, '/login', { email, password: PASSWORD }, headers)
+    expect(refused.status).toBe(403)
+    expect(rebound.cookies.has('authd_session')).toBe(false)
+    // the same form from authd's own name goes through
+    const own = await browser.submit(await browser.get(`${base}/login`), '/login', { email, password: PASSWORD }, headers.origin === 'null' ? headers : { origin: 'http://localhost' })
+    expect(own.location).toBe(`${base}/account`)
   })
 
   it("refuses a signed-out browser's token once signed in (the token is bound to the session)", async () => {

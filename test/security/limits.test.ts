@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { openRuntime } from '../../src/runtime'
 import { createApp } from '../../src/server/app'
 import { silentLogger } from '../../src/log'
-import { createTestContext, PASSWORD, requestOtp as requestOtpFor, type CallResult, type TestContext } from '../helpers'
+import { loadConfig } from '../../src/config'
+import { createTestContext, PASSWORD, queryDatabase, requestOtp as requestOtpFor, type CallResult, type TestContext } from '../helpers'
+import { formOn, PageBrowser } from '../pages'
 
 let ctx: TestContext
 afterEach(() => ctx?.close())
@@ -176,6 +178,31 @@ describe('change-password and setup-password per client IP', () => {
     const limited = await ctx.call('POST', path, { body })
     expect(limited.json).toEqual(tooMany)
     expect((await ctx.call('POST', path, { body, peer: '192.0.2.9' })).status).not.toBe(429)
+  })
+})
+
+describe('passkey sign-in options per client IP (each stores a challenge)', () => {
+  it('are 300 per 10 minutes across the API and the login page, then 429 with no challenge stored', async () => {
+    ctx = await createTestContext({ AUTHD_PASSKEY_OPTIONS_IP_PER_10MIN: '3' })
+    const challenges = async () => Number((await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM webauthn_challenges'))[0]!.n)
+    const options = (peer = '127.0.0.1') => ctx.call('POST', '/api/v1/auth/passkeys/login/options', { body: {}, peer })
+    expect((await options()).status).toBe(200)
+    expect((await options()).status).toBe(200)
+    const browser = new PageBrowser(ctx)
+    const login = await browser.get(`/t/${ctx.tenantId}/login`)
+    const fromPage = await browser.post(`/t/${ctx.tenantId}/login/passkey/options`, formOn(login.html, '/login').hidden)
+    expect(fromPage.status).toBe(200)
+    const limited = await options()
+    expect(limited.json).toEqual(tooMany)
+    expect((await browser.post(`/t/${ctx.tenantId}/login/passkey/options`, formOn(login.html, '/login').hidden)).status).toBe(429)
+    expect(await challenges()).toBe(3)
+    expect((await options('192.0.2.9')).status).toBe(200)
+    ctx.clock.advance(10 * 60)
+    expect((await options()).status).toBe(200)
+  })
+
+  it('default to 300 per 10 minutes', () => {
+    expect(loadConfig({}, { dataDir: '/nonexistent' }).limits.passkeyOptionsIpPer10Min).toBe(300)
   })
 })
 

@@ -3,7 +3,10 @@
 // {placeholders}; and the language is chosen from Accept-Language by its q-values.
 import { describe, expect, it } from 'bun:test'
 import { en } from '../../src/server/pages/strings/en'
-import { catalogues, chooseLanguage, translator } from '../../src/server/pages/strings'
+import type { AppError } from '../../src/core/errors'
+import { checkPasswordPolicy } from '../../src/core/password-policy'
+import { passwordRule } from '../../src/server/pages/problems'
+import { catalogues, chooseLanguage, formatWait, translator } from '../../src/server/pages/strings'
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 
@@ -24,7 +27,37 @@ describe('the pages\' catalogues', () => {
     expect(chooseLanguage(header)).toBe(language)
   })
 
+  it.each([
+    ['en', 1, 'in 1 second'],
+    ['en', 40, 'in 40 seconds'],
+    ['en', 900, 'in 15 minutes'],
+    ['de', 1, 'in 1 Sekunde'],
+    ['de', 130, 'in 3 Minuten'],
+  ])('says a wait in %p: %p s is %p', (language, seconds, said) => {
+    expect(formatWait(language as string, seconds as number)).toBe(said as string)
+  })
+
   it('fills in {values}', () => {
     expect(translator('de')('login.heading', { tenant: 'Acme' })).toBe('Bei Acme anmelden')
+  })
+})
+
+describe('password rules on the pages', () => {
+  const context = { email: 'adalovelace@example.com', firstName: 'Augusta', lastName: 'King' }
+  it.each([
+    ['too short', 'short', 'Das Passwort muss mindestens 12 Zeichen lang sein.'],
+    ['too long', 'x'.repeat(200) + 'yz', 'Das Passwort darf höchstens 128 Zeichen lang sein.'],
+    ['the address', 'my adalovelace secret', 'Das Passwort darf Ihre E-Mail-Adresse nicht enthalten.'],
+    ['a name', 'the augusta passphrase', 'Das Passwort darf Ihren Namen nicht enthalten.'],
+    ['a pattern', 'abcabcabcabcabc', 'Das Passwort darf kein kurzes, wiederholtes Muster sein.'],
+    ['common', 'password123456', 'Dieses Passwort ist zu verbreitet: Es steht in Listen gestohlener Passwörter.'],
+    ['not Unicode', 'a lone \ud800 surrogate here', 'Das Passwort enthält ein Zeichen, das nicht verwendet werden kann.'],
+  ])('are said in German by the rule the policy names, not by its English words: %s', async (_, password, german) => {
+    const refusal = await checkPasswordPolicy(password, 12, context).then(
+      () => null,
+      (error: unknown) => error as AppError,
+    )
+    expect(refusal?.code).toBe('weak_password')
+    expect(passwordRule(translator('de'), refusal!)).toBe(german)
   })
 })

@@ -3,6 +3,7 @@
 // minute (so mail flows again within a minute of SMTP coming back); after
 // `mailMaxAttempts` the message is marked failed (dead letter, `authd mail retry`). A
 // message whose secret expired is not sent late. A delivered message's body is erased.
+import { tenantTitle } from '../tenants'
 import type { Logger } from '../../log'
 import type { Deps } from '../deps'
 import type { MailKind, OutboxMessage, Tenant, User } from '../types'
@@ -55,8 +56,8 @@ export function newOutboxMessage(input: {
 }
 
 /** The "your password was changed" notice, however the password was changed. */
-export function passwordChangedNotice(tenant: Tenant, user: User, now: number): OutboxMessage {
-  const content = passwordChangedMail({ tenantName: tenant.name, firstName: user.firstName, changedAt: now })
+export function passwordChangedNotice(tenant: Tenant, user: User, now: number, language?: string): OutboxMessage {
+  const content = passwordChangedMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, changedAt: now, language })
   return newOutboxMessage({ tenantId: tenant.id, kind: 'password-changed', recipient: user.email, content, now })
 }
 

@@ -143,7 +143,7 @@ async function judgeChallenge(
   // race), then the code (once across challenges). Losing either race is no guess: not counted.
   const won = await judged(deps, guess, async () => {
     if (!(await deps.store.mfa.spendChallenge(challenge.id, now, MFA_CHALLENGE_MAX_ATTEMPTS))) return false
-    if (matched.kind !== 'passkey') return spendSecondFactor(deps, user, tenant, matched, 'login')
+    if (matched.kind !== 'passkey') return spendSecondFactor(deps, user, tenant, matched, 'login', actor.language)
     return deps.store.passkeys.recordUse(matched.passkey.id, matched.newCounter, now)
   })
   if (!won) {

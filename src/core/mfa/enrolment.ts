@@ -56,7 +56,7 @@ export async function confirmTotpEnrolment(deps: VerifyDeps, caller: Caller, cod
       now,
       keepSessionId: caller.sessionId,
       recoveryCodes: stored,
-      mail: notice(deps, user, tenant, 'enrolled'),
+      mail: notice(deps, user, tenant, 'enrolled', actor.language),
       audit: auditEvent(deps, 'mfa.enrolled', actor, { tenantId: tenant.id, userId: user.id }),
     })
     if (!confirmed) throw conflict('Two-factor authentication is already on')
@@ -93,7 +93,7 @@ export async function disableTotp(deps: VerifyDeps, caller: Caller, code: unknow
       throw invalidCode()
     }
     await settle(deps, guess, 'success')
-    await deps.store.mfa.removeTotp({ userId: user.id, mail: notice(deps, user, tenant, 'disabled'), audit: auditEvent(deps, 'mfa.disabled', actor, { ...about, detail: { with: matched.kind } }) })
+    await deps.store.mfa.removeTotp({ userId: user.id, mail: notice(deps, user, tenant, 'disabled', actor.language), audit: auditEvent(deps, 'mfa.disabled', actor, { ...about, detail: { with: matched.kind } }) })
   })
   deps.mailQueued.notify()
 }
@@ -104,7 +104,7 @@ export async function resetMfa(deps: MfaDeps, userId: string, actor: Actor = CLI
   const tenant = (await deps.store.tenants.get(user.tenantId))!
   const removed = await deps.store.mfa.removeTotp({
     userId,
-    mail: notice(deps, user, tenant, 'reset'),
+    mail: notice(deps, user, tenant, 'reset', actor.language),
     audit: auditEvent(deps, 'mfa.reset', actor, { tenantId: user.tenantId, userId }),
   })
   deps.mailQueued.notify()

@@ -2,6 +2,7 @@
 // under a server key, bound to the user), recovery codes single use and stored only as keyed
 // hashes, a TOTP code accepted once (its step is recorded; neither it nor an older one works
 // again) within ±1 step of drift. Shared by enrolment, the login challenge and step-up.
+import { tenantTitle } from '../tenants'
 import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps'
 import { newOutboxMessage } from '../mail/outbox'
@@ -27,9 +28,9 @@ export const newRecoveryCode = () => {
   return `${raw.slice(0, 5)}-${raw.slice(5)}`
 }
 
-export function notice(deps: Pick<Deps, 'clock'>, user: User, tenant: Tenant, kind: MfaNotice, recoveryCodesLeft?: number): OutboxMessage {
+export function notice(deps: Pick<Deps, 'clock'>, user: User, tenant: Tenant, kind: MfaNotice, language: string | undefined, recoveryCodesLeft?: number): OutboxMessage {
   const now = deps.clock.now()
-  const content = mfaNoticeMail({ tenantName: tenant.name, firstName: user.firstName, notice: kind, at: now, recoveryCodesLeft })
+  const content = mfaNoticeMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, notice: kind, at: now, recoveryCodesLeft, language })
   const mailKind = kind === 'enrolled' ? 'mfa-enrolled' : kind === 'recovery-used' ? 'mfa-recovery-used' : 'mfa-disabled'
   return newOutboxMessage({ tenantId: tenant.id, kind: mailKind, recipient: user.email, content, now })
 }
@@ -63,12 +64,12 @@ export async function matchSecondFactor(deps: MfaDeps, user: User, factor: TotpF
  * recovery code used to log in is mailed; one used to turn the factor off is not (that has
  * its own notice, and the codes go with the factor).
  */
-export async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenant, matched: MatchedCode, purpose: 'login' | 'disable'): Promise<boolean> {
+export async function spendSecondFactor(deps: MfaDeps, user: User, tenant: Tenant, matched: MatchedCode, purpose: 'login' | 'disable', language?: string): Promise<boolean> {
   if (matched.kind === 'totp') return deps.store.mfa.useTotpStep(user.id, matched.step)
   if (purpose === 'disable') return deps.store.mfa.useRecoveryCode(user.id, matched.codeHash, deps.clock.now())
   // The notice says how many codes are left after this one; it is queued only if the code is spent.
   const left = Math.max(0, (await deps.store.mfa.countRecoveryCodes(user.id)) - 1)
-  const used = await deps.store.mfa.useRecoveryCode(user.id, matched.codeHash, deps.clock.now(), notice(deps, user, tenant, 'recovery-used', left))
+  const used = await deps.store.mfa.useRecoveryCode(user.id, matched.codeHash, deps.clock.now(), notice(deps, user, tenant, 'recovery-used', language, left))
   if (used) deps.mailQueued.notify()
   return used
 }

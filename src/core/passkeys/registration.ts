@@ -12,7 +12,7 @@ import { newOutboxMessage } from '../mail/outbox'
 import { passkeyAddedMail } from '../mail/templates'
 import type { Caller } from '../signed-in-user'
 import { requireRecentAuth } from '../step-up'
-import { validateName } from '../tenants'
+import { validateName, tenantTitle } from '../tenants'
 import type { Passkey } from '../types'
 import { authenticatorName } from './aaguids'
 import { CEREMONY_TTL_MS, MAX_PASSKEYS, registrationResponse, toPasskeyView, type PasskeyView } from './credentials'
@@ -93,7 +93,7 @@ export async function finishPasskeyRegistration(
     tenantId: tenant.id,
     kind: 'passkey-added',
     recipient: user.email,
-    content: passkeyAddedMail({ tenantName: tenant.displayName ?? tenant.name, firstName: user.firstName, passkeyName: passkey.name, at: now }),
+    content: passkeyAddedMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, passkeyName: passkey.name, at: now, language: actor.language }),
     now,
   })
   const added = await deps.store.passkeys.insert({

@@ -10,7 +10,7 @@ import { auditEvent, maskEmail, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { issueDeviceCookie } from '../device-cookies'
 import { badRequest, unauthorized, userDisabled } from '../errors'
-import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, type Rule } from '../limits'
+import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, spendBudget, type Rule } from '../limits'
 import { startSession, type LoginResult } from '../sessions'
 import type { Tenant } from '../types'
 import { normaliseEmail } from '../users'
@@ -25,8 +25,9 @@ type SignInDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverK
  * so the browser finds the user's own without a list, and a list would tell who has passkeys:
  * by its entries, and by the back-off a real credential id meets and a decoy does not.
  */
-export async function startPasskeySignIn(deps: SignInDeps, tenant: Tenant, email: unknown): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
+export async function startPasskeySignIn(deps: SignInDeps, tenant: Tenant, email: unknown, actor: Actor): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   if (email !== undefined) normaliseEmail(email)
+  await spendBudget(deps, deps.limitRules.passkeyOptionsIp, ipSubject(actor.ip), { type: 'passkey_options.limited', actor, tenantId: tenant.id })
   const rp = relyingPartyOf(deps.config, tenant)
   const options = await generateAuthenticationOptions({ rpID: rp.rpId, userVerification: 'required', timeout: CEREMONY_TTL_MS })
   const now = deps.clock.now()

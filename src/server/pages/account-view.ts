@@ -10,6 +10,7 @@ import { field, form, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, type Page, type PageRequest } from './page'
 import { passkeysSection } from './passkeys-view'
+import { stepUpSection } from './step-up-view'
 import { formatMoment } from './strings'
 
 export interface AccountState {
@@ -39,12 +40,7 @@ function sessionItem(page: Page, lang: string, session: SessionView) {
 
 async function protectedChanges(deps: Deps, page: Page, caller: Caller, state: AccountState) {
   const { t } = page
-  if (!hasRecentAuth(deps, caller)) {
-    return html`<h2>${t('account.stepUp.heading')}</h2><p>${t('account.stepUp.intro')}</p>${form(
-      { action: `${page.base}/account/reauthenticate`, token: page.token, submit: t('account.stepUp.submit') },
-      field({ name: 'password', label: t('account.stepUp.password'), type: 'password', autocomplete: 'current-password' }, state.stepUp ?? {}),
-    )}`
-  }
+  if (!hasRecentAuth(deps, caller)) return stepUpSection(deps, page, caller, state.stepUp ?? {})
   const totp = (await hasConfirmedTotp(deps, caller.user.id))
     ? html`<p>${t('totp.on')}</p><p>${t('totp.turnOff.intro')}</p>${form(
         { action: `${page.base}/account/totp/disable`, token: page.token, submit: t('totp.turnOff'), secondary: true },

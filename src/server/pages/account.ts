@@ -1,14 +1,13 @@
 // /t/{tenant}/account (drawn by account-view.ts): the sessions (each with "End", and "Sign out
-// everywhere"), the step-up form and the password. Each form calls the domain function of its
-// API twin: endSession (DELETE /sessions/{id}), endAllSessions
-// (/logout-all), reauthenticate (/reauthenticate), changePasswordInSession (/me/password).
+// everywhere") and the password (the step-up forms: step-up.ts). Each form calls the domain
+// function of its API twin: endSession (DELETE /sessions/{id}), endAllSessions
+// (/logout-all), changePasswordInSession (/me/password).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { changePasswordInSession, endAllSessions, endSession } from '../../core/signed-in-user'
-import { reauthenticate } from '../../core/step-up'
 import { clientActor } from '../plugins/client-ip'
 import { accountPage, signedInPage } from './account-view'
-import { clearCookie, readCookie } from './cookies'
+import { clearCookie } from './cookies'
 import { formValue } from './forms'
 import { PAGE_PREFIX, type PageRequest } from './page'
 import { missing, problemOf } from './problems'
@@ -52,21 +51,6 @@ export const accountPages = (deps: Deps) =>
       await endAllSessions(deps, open.caller, open.page.actor)
       clearCookie(open.page.jar, open.page.cookies, open.page.cookies.session)
       return open.page.redirect(`${open.page.base}/login?done=logout`)
-    })
-    .post('/account/reauthenticate', async (ctx: PageRequest) => {
-      const open = await signedInPage(deps, ctx, true)
-      if ('redirect' in open) return open.redirect
-      const { page, caller } = open
-      const password = formValue(ctx.body, 'password')
-      const empty = missing(page.t, { password }, ['password'])
-      if (empty) return accountPage(deps, page, caller, { stepUp: empty }, 400)
-      try {
-        await reauthenticate(deps, caller, { password, deviceCookie: readCookie(page.jar, page.cookies.device) }, page.actor)
-      } catch (error) {
-        const { state, status, retryAfter } = problemOf(page.t, error, { invalid_credentials: { field: 'password', key: 'account.stepUp.invalid' } })
-        return accountPage(deps, page, caller, { stepUp: state }, status, retryAfter)
-      }
-      return page.redirect(`${page.base}/account?done=reauth`)
     })
     .post('/account/password', async (ctx: PageRequest) => {
       const open = await signedInPage(deps, ctx, true)

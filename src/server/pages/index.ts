@@ -12,6 +12,7 @@ import { PAGE_PREFIX } from './page'
 import { passkeyPages } from './passkeys'
 import { passwordResetPages } from './password-reset'
 import { signupPages } from './signup'
+import { stepUpPages } from './step-up'
 import { twoFactorPages } from './two-factor'
 
 export const pageRoutes = (deps: Deps) =>
@@ -19,6 +20,7 @@ export const pageRoutes = (deps: Deps) =>
     .use(loginPages(deps))
     .use(logoutPages(deps))
     .use(accountPages(deps))
+    .use(stepUpPages(deps))
     .use(twoFactorPages(deps))
     .use(passkeyPages(deps))
     .use(passwordResetPages(deps))

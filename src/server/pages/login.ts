@@ -8,7 +8,8 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import { signInWithPasskey, startPasskeySignIn } from '../../core/passkeys/sign-in'
 import { login, loginWithSecondFactor, type LoginResult } from '../../core/sessions'
 import { clientActor } from '../plugins/client-ip'
-import { DEVICE_MAX_AGE_SEC, readCookie, setCookie } from './cookies'
+import { readCookie } from './cookies'
+import { startPageSession } from './page-session'
 import { checkbox, field, form, formValue, notice, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
@@ -58,9 +59,8 @@ ${passkeysScript(page)}`}`
 }
 
 /** Signed in: the page session's cookie (and the device cookie), then on to where the user was going. */
-function signedIn(page: Page, session: LoginResult, returnTo: string | null) {
-  setCookie(page.jar, page.cookies, page.cookies.session, session.refreshToken, session.refreshMaxAgeSec)
-  setCookie(page.jar, page.cookies, page.cookies.device, session.deviceCookie, DEVICE_MAX_AGE_SEC)
+async function signedIn(deps: Deps, page: Page, session: LoginResult, returnTo: string | null) {
+  await startPageSession(deps, page.jar, page.cookies, session, page.actor)
   return page.redirect(returnTo ?? `${page.base}/account`)
 }
 
@@ -95,14 +95,17 @@ export const loginPages = (deps: Deps) =>
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const answer = await login(deps, { tenant: page.tenant, email: values.email, password: values.password, rememberMe: values.rememberMe === 'on', deviceCookie }, page.actor)
         if (answer.kind === 'mfa') return secondFactorPage(page, answer.challengeToken, {}, returnTo ?? '', 200, undefined, answer.passkeyOptions)
-        return signedIn(page, answer, returnTo)
+        return await signedIn(deps, page, answer, returnTo)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { field: 'password', key: 'login.invalid' } })
         return loginPage(page, { ...state, values }, returnTo ?? '', status, retryAfter)
       }
     })
     // (JSON for the script; the form's token and Origin are checked as for any form)
-    .post('/login/passkey/options', async (ctx: PageRequest) => startPasskeySignIn(deps, (await openPage(deps, ctx, true)).tenant, undefined))
+    .post('/login/passkey/options', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      return startPasskeySignIn(deps, page.tenant, undefined, page.actor)
+    })
     .post('/login/passkey', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
       const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
@@ -110,7 +113,7 @@ export const loginPages = (deps: Deps) =>
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const session = await signInWithPasskey(deps, { tenant: page.tenant, challengeId: formValue(ctx.body, 'challengeId'), response: credentialOf(ctx.body), deviceCookie }, page.actor)
-        return signedIn(page, session, returnTo)
+        return await signedIn(deps, page, session, returnTo)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { key: 'passkey.failed' }, invalid_request: { key: 'passkey.failed' } })
         return loginPage(page, state, returnTo ?? '', status, retryAfter)
@@ -129,7 +132,7 @@ export const loginPages = (deps: Deps) =>
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const proof = response === undefined ? { code } : { response }
-        return signedIn(page, await loginWithSecondFactor(deps, { tenant: page.tenant, challengeToken, ...proof, deviceCookie }, page.actor), returnTo)
+        return await signedIn(deps, page, await loginWithSecondFactor(deps, { tenant: page.tenant, challengeToken, ...proof, deviceCookie }, page.actor), returnTo)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { invalid_code: { field: 'code', key: 'mfa.invalid' } })
         return secondFactorPage(page, challengeToken, state, returnTo ?? '', status, retryAfter)

@@ -3,9 +3,8 @@
 // POST /logout does: the session ends, its cookie is cleared.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { logout } from '../../core/sessions'
 import { clientActor } from '../plugins/client-ip'
-import { clearCookie, readCookie } from './cookies'
+import { endPageSession } from './page-session'
 import { form } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type PageRequest } from './page'
@@ -22,7 +21,6 @@ export const logoutPages = (deps: Deps) =>
     })
     .post('/logout', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
-      await logout(deps, readCookie(page.jar, page.cookies.session), page.actor)
-      clearCookie(page.jar, page.cookies, page.cookies.session)
+      await endPageSession(deps, page.jar, page.cookies, page.actor)
       return page.redirect(`${page.base}/login?done=logout`)
     })

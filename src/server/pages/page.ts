@@ -17,6 +17,7 @@ import { formValue } from './forms'
 import { pageCookieNames, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
 import type { SafeHtml } from './html'
 import { layout, logoSource } from './layout'
+import { pageSessionToken } from './page-session'
 import { contentSecurityPolicy, formToken, newNonce, requireFormToken, requireSameOrigin, securityHeaders } from './security'
 import { chooseLanguage, translator, type Translate } from './strings'
 
@@ -116,7 +117,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
 /** The browser's page session, if it is live and this tenant's. (A cookie that is not is
  *  left alone: it may be another tenant's session, and signing in replaces it anyway.) */
 async function signedIn(deps: Deps, jar: CookieJar, cookies: PageCookieNames, tenant: Tenant): Promise<Caller | null> {
-  const token = readCookie(jar, cookies.session)
+  const token = pageSessionToken(deps, jar, cookies)
   if (!token) return null
   try {
     return await authenticateSessionToken(deps, token, tenant.id)

@@ -1,30 +1,28 @@
 // A domain error as a form shows it: tied to the field it is about, in the page's language.
 // The domain decides (core/); this only chooses the words and the place. An error no page
 // expects is not shown as a form's problem: it is thrown on, and the error page answers it.
-import { AppError, type ErrorCode } from '../../core/errors'
+import { AppError, type ErrorCode, type PasswordRule } from '../../core/errors'
 import type { FormState } from './forms'
-import type { MessageKey, Translate } from './strings'
+import { formatWait, type MessageKey, type Translate } from './strings'
 
 /** Where a page shows an error of a given code: on a field, or over the whole form. */
 export type ProblemPlaces = Partial<Record<ErrorCode, { field?: string; key: MessageKey }>>
 
-/** The password policy's rules (core/password-policy.ts), by the message that names them. */
-const PASSWORD_RULES: Array<[RegExp, MessageKey, string?]> = [
-  [/at least (\d+) characters/, 'password.tooShort', 'min'],
-  [/at most (\d+) characters/, 'password.tooLong', 'max'],
-  [/e-mail address/, 'password.email'],
-  [/your name/, 'password.name'],
-  [/pattern repeated/, 'password.pattern'],
-  [/too common/, 'password.common'],
-  [/Unicode/, 'password.unicode'],
-]
+/** The password policy's rules (core/password-policy.ts), by the rule the refusal names. */
+const PASSWORD_RULES: Record<PasswordRule, MessageKey> = {
+  too_short: 'password.tooShort',
+  too_long: 'password.tooLong',
+  email: 'password.email',
+  name: 'password.name',
+  pattern: 'password.pattern',
+  common: 'password.common',
+  unicode: 'password.unicode',
+}
 
-export function passwordRule(t: Translate, message: string): string {
-  for (const [pattern, key, value] of PASSWORD_RULES) {
-    const match = pattern.exec(message)
-    if (match) return t(key, value ? { [value]: match[1]! } : {})
-  }
-  return message
+export function passwordRule(t: Translate, error: AppError): string {
+  const { passwordRule: rule, passwordRuleLimit: limit } = error.details
+  if (!rule) return error.message
+  return t(PASSWORD_RULES[rule], { min: limit ?? '', max: limit ?? '' })
 }
 
 /** The fields the domain's invalid_request names first in its message ("email must be …"). */
@@ -41,10 +39,10 @@ export function problemOf(t: Translate, error: unknown, places: ProblemPlaces, p
   const named = error.message.split(' ')[0]!
   let state: FormState
   if (placed) state = at(placed.field, t(placed.key))
-  else if (error.code === 'weak_password') state = at(passwordField, passwordRule(t, error.message))
+  else if (error.code === 'weak_password') state = at(passwordField, passwordRule(t, error))
   // (normaliseEmail's and validateName's refusals: the invalid_request a page's own fields can cause)
   else if (error.code === 'invalid_request' && INVALID_FIELDS[named]) state = at(named, t(INVALID_FIELDS[named]!))
-  else if (error.code === 'rate_limited') state = at(undefined, t('error.rateLimited', { seconds: error.retryAfter ?? 1 }))
+  else if (error.code === 'rate_limited') state = at(undefined, t('error.rateLimited', { wait: formatWait(t.language, error.retryAfter ?? 1) }))
   else if (error.code === 'unavailable') state = at(undefined, t('error.unavailable'))
   else if (error.code === 'user_disabled') state = at(undefined, t('error.userDisabled'))
   else throw error

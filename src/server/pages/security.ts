@@ -39,15 +39,29 @@ export function securityHeaders(csp: string, referrerPolicy: 'same-origin' | 'no
   }
 }
 
-/** Refuses (403) a POST that a browser marks as coming from another origin. */
+/** Names that only this machine can mean: a page served under one was asked for by a browser
+ *  on the host itself, never by a name an attacker's DNS rebound to it. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * Refuses (403) a POST that a browser marks as coming from another origin. authd's origin is
+ * AUTHD_PUBLIC_URL's, or the one the request names where that is a loopback name (`npm start`
+ * on http://localhost while the public URL says 127.0.0.1). The Host header alone vouches for
+ * nothing: under DNS rebinding an attacker's name points at an intranet-only authd, and its
+ * page's forms would be "same-origin" with the Host the browser sends.
+ */
 export function requireSameOrigin(config: Pick<Config, 'publicUrl'>, request: Request): void {
   const origin = request.headers.get('origin')
   const site = request.headers.get('sec-fetch-site')
-  const own = origin === new URL(config.publicUrl).origin || origin === new URL(request.url).origin
+  const asked = new URL(request.url)
+  // (by host: behind a proxy that ends TLS the request itself is http)
+  const askedForAuthd = asked.host === new URL(config.publicUrl).host || LOOPBACK_HOSTS.has(asked.hostname)
+  const own = origin === new URL(config.publicUrl).origin || (LOOPBACK_HOSTS.has(asked.hostname) && origin === asked.origin)
   if (origin !== null && origin !== 'null' && !own) throw crossSiteRefused()
   if (site !== null && site !== 'same-origin' && site !== 'none') throw crossSiteRefused()
-  // `Origin: null` says nothing of where the form was; only Sec-Fetch-Site can vouch for it.
-  if (origin === 'null' && site === null) throw crossSiteRefused()
+  // `Origin: null` says nothing of where the form was; only Sec-Fetch-Site can vouch for it,
+  // and only on a request that asked for authd by one of its own names.
+  if (origin === 'null' && (site === null || !askedForAuthd)) throw crossSiteRefused()
 }
 
 /** The anti-forgery token of a form: bound to the browser's form cookie and to its session, so

@@ -7,7 +7,8 @@ import type { Deps } from '../../core/deps'
 import { parseSignupPolicy, requestSignup, verifyEmail } from '../../core/signup'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
-import { DEVICE_MAX_AGE_SEC, readCookie, setCookie } from './cookies'
+import { readCookie } from './cookies'
+import { startPageSession } from './page-session'
 import { field, form, formValue, notice, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
@@ -69,8 +70,7 @@ export const signupPages = (deps: Deps) =>
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const session = await verifyEmail(deps, { tenant: page.tenant, email: values.email, otp: values.code.replace(/\s+/g, ''), deviceCookie }, page.actor)
-        setCookie(page.jar, page.cookies, page.cookies.session, session.refreshToken, session.refreshMaxAgeSec)
-        setCookie(page.jar, page.cookies, page.cookies.device, session.deviceCookie, DEVICE_MAX_AGE_SEC)
+        await startPageSession(deps, page.jar, page.cookies, session, page.actor)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { invalid_otp: { field: 'code', key: 'verify.invalid' }, signup_closed: { key: 'signup.closed' } })
         return verifyPage(page, { ...state, values: { email: values.email } }, status, retryAfter)

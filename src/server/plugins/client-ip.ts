@@ -3,6 +3,7 @@
 // proxy (AUTHD_TRUSTED_PROXIES); then the hops are walked from the nearest, skipping trusted
 // proxies, and the first untrusted address is the client. Anything else in the header is
 // client-controlled and ignored.
+import { mailLanguageFor } from '../../core/mail/strings'
 import { Elysia } from 'elysia'
 import ipaddr from 'ipaddr.js'
 import type { Config } from '../../config'
@@ -116,6 +117,6 @@ export const clientActor = (trusted: Ranges, onUntrustedLocalProxy: () => void =
       reported = true
       onUntrustedLocalProxy()
     }
-    return { actor: { ip: resolve(peer, forwardedFor), userAgent: request.headers.get('user-agent') } }
+    return { actor: { ip: resolve(peer, forwardedFor), userAgent: request.headers.get('user-agent'), language: mailLanguageFor(request.headers.get('accept-language')) } }
   })
 }

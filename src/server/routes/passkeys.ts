@@ -84,7 +84,7 @@ export const passkeyRoutes = (deps: Deps) =>
         },
       },
     )
-    .post('/login/options', async ({ tenant, body }) => envelope(200, 'Passkey request options', await startPasskeySignIn(deps, tenant, body?.email)), {
+    .post('/login/options', async ({ tenant, actor, body }) => envelope(200, 'Passkey request options', await startPasskeySignIn(deps, tenant, body?.email, actor)), {
       apiKey: true,
       parse: 'json',
       body: t.Optional(t.Object({ email: t.Optional(t.String()) })),
@@ -93,7 +93,7 @@ export const passkeyRoutes = (deps: Deps) =>
         description:
           "Without an e-mail, the credential is discoverable: the browser offers the user's passkeys for this site (autofill with mediation: 'conditional'). An e-mail may be given and changes nothing: the options are the same for every address, so they do not tell who has passkeys. User verification is required. The challenge lives 5 minutes and works once.",
         security: API_KEY,
-        responses: responses({ status: 200, description: 'Request options', data: ceremony(schemas.RequestOptions) }, [400, 401, 413]),
+        responses: responses({ status: 200, description: 'Request options', data: ceremony(schemas.RequestOptions) }, [400, 401, 413, 429]),
       },
     })
     .post(

@@ -69,6 +69,15 @@ export const PASSKEYS_SCRIPT = `'use strict'
     })
   }
 
+  // Confirming it is you (step-up, on the account page) with one of your passkeys.
+  for (const form of document.querySelectorAll('form[data-passkey-reauthenticate]')) {
+    enable(form, async () => {
+      const { challengeId, options: publicKey } = await options(form)
+      const credential = await navigator.credentials.get({ publicKey: PKC.parseRequestOptionsFromJSON(publicKey) })
+      send(form, { challengeId, response: JSON.stringify(credential.toJSON()) })
+    })
+  }
+
   // Adding a passkey on the account page.
   for (const form of document.querySelectorAll('form[data-passkey-register]')) {
     enable(form, async () => {

@@ -1,6 +1,7 @@
 // The catalogues and the choice among them: the first language of Accept-Language (by its
 // q-values) that has a catalogue, else English. A key missing from a catalogue falls back to
 // English (tsc and test/unit/pages-strings.test.ts keep that from happening).
+import { chooseLanguage as chooseAmong } from '../../../core/languages'
 import { de } from './de'
 import { en, type Catalogue, type MessageKey } from './en'
 
@@ -8,24 +9,22 @@ export type { MessageKey }
 const CATALOGUES: Record<string, Catalogue> = { en, de }
 export const LANGUAGES = Object.keys(CATALOGUES)
 
-export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string
+export type Translate = ((key: MessageKey, values?: Record<string, string | number>) => string) & { language: string }
 
-export function chooseLanguage(acceptLanguage: string | null): string {
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, index) => {
-      const [tag = '', ...params] = part.trim().split(';')
-      const q = Number(params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1)
-      return { language: tag.trim().toLowerCase().split('-')[0]!, q: Number.isFinite(q) ? q : 0, index }
-    })
-    .filter((entry) => entry.q > 0 && Object.hasOwn(CATALOGUES, entry.language))
-    .sort((a, b) => b.q - a.q || a.index - b.index)
-  return ranked[0]?.language ?? 'en'
-}
+export const chooseLanguage = (acceptLanguage: string | null): string => chooseAmong(acceptLanguage, LANGUAGES)
 
 export function translator(language: string): Translate {
   const catalogue = Object.hasOwn(CATALOGUES, language) ? CATALOGUES[language]! : en
-  return (key, values = {}) => (catalogue[key] ?? en[key]).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
+  const t = (key: MessageKey, values: Record<string, string | number> = {}) => (catalogue[key] ?? en[key]).replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
+  return Object.assign(t, { language: Object.hasOwn(CATALOGUES, language) ? language : 'en' })
+}
+
+/** A wait, as "in 1 second", "in 40 seconds" or "in 15 minutes" in the reader's language
+ *  (minutes, rounded up, from two minutes on). */
+export function formatWait(language: string, seconds: number): string {
+  const relative = new Intl.RelativeTimeFormat(language, { numeric: 'always' })
+  const whole = Math.max(1, Math.ceil(seconds))
+  return whole < 120 ? relative.format(whole, 'second') : relative.format(Math.ceil(whole / 60), 'minute')
 }
 
 export const catalogues = CATALOGUES

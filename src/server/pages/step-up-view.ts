@@ -1,0 +1,37 @@
+// The account page's step-up as drawn (product spec §18): "confirm it is you" before a change
+// to how the account is protected, with the current password, or a code of the user's
+// authenticator app when they have TOTP, or one of their passkeys where the browser has
+// WebAuthn (the script shows that button; without it the other forms remain).
+import type { Deps } from '../../core/deps'
+import { hasConfirmedTotp } from '../../core/mfa/factor'
+import { listOwnPasskeys } from '../../core/passkeys/manage'
+import type { Caller } from '../../core/signed-in-user'
+import { field, form, type FormState } from './forms'
+import { html } from './html'
+import type { Page } from './page'
+import { passkeysScript } from './passkeys-view'
+
+export async function stepUpSection(deps: Deps, page: Page, caller: Caller, state: FormState) {
+  const { t } = page
+  const [totp, passkeys] = await Promise.all([hasConfirmedTotp(deps, caller.user.id), listOwnPasskeys(deps, caller)])
+  const byCode =
+    totp &&
+    form(
+      { action: `${page.base}/account/reauthenticate/code`, token: page.token, submit: t('account.stepUp.submitCode'), secondary: true },
+      field({ name: 'code', label: t('account.stepUp.code'), autocomplete: 'one-time-code', inputmode: 'numeric' }, state),
+    )
+  // (the options are those of a passkey sign-in: any of the user's own passkeys proves them)
+  const byPasskey =
+    passkeys.length > 0 &&
+    html`<form method="post" action="${page.base}/account/reauthenticate/passkey" data-passkey-reauthenticate data-options-url="${page.base}/login/passkey/options">
+<input type="hidden" name="_form" value="${page.token}">
+<button type="submit" class="secondary" hidden>${t('account.stepUp.passkey')}</button>
+</form>
+${passkeysScript(page)}`
+  return html`<h2>${t('account.stepUp.heading')}</h2><p>${t('account.stepUp.intro')}</p>${form(
+    { action: `${page.base}/account/reauthenticate`, token: page.token, submit: t('account.stepUp.submit') },
+    field({ name: 'password', label: t('account.stepUp.password'), type: 'password', autocomplete: 'current-password' }, state),
+  )}
+${byCode && html`<p>${t('account.stepUp.orCode')}</p>${byCode}`}
+${byPasskey}`
+}
