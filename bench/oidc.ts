@@ -15,6 +15,21 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const REDIRECT = 'http://127.0.0.1:9/callback'
 
+/** Signs in on the login page as a browser does; the page session's cookies. */
+async function pageSession(origin: string, loginPath: string): Promise<string> {
+  const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(';')[0]!).filter((c) => !c.endsWith('='))
+  const page = await fetch(origin + loginPath)
+  const formCookies = cookiesOf(page)
+  const token = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!
+  const signedIn = await fetch(origin + loginPath, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin, cookie: formCookies.join('; ') },
+    body: new URLSearchParams({ _form: token, email: 'me@example.com', password: PASSWORD }),
+    redirect: 'manual',
+  })
+  return [...formCookies, ...cookiesOf(signedIn)].join('; ')
+}
+
 export async function oidcBench() {
   let client = { clientId: '', secret: '' }
   const authd = await startAuthd(NO_LIMITS, {
@@ -27,9 +42,7 @@ export async function oidcBench() {
   try {
     const issuer = `${authd.url}/t/${authd.tenantId}`
     const basic = `Basic ${btoa(`${client.clientId}:${client.secret}`)}`
-    // The page session: the browser cookie is the first refresh token of a login.
-    const login = await fetch(`${authd.api}/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': authd.key }, body: JSON.stringify({ email: 'me@example.com', password: PASSWORD }) })
-    const cookie = `authd_session=${/refreshToken=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')![1]}`
+    const cookie = await pageSession(authd.url, `/t/${authd.tenantId}/login`)
     const verifier = randomBytes(32).toString('base64url')
     const challenge = createHash('sha256').update(verifier).digest('base64url')
     const authorizeUrl = `${issuer}/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT, scope: 'openid offline_access', code_challenge: challenge, code_challenge_method: 'S256', state: 's' })}`

@@ -4,11 +4,10 @@
 // post_logout_redirect_uri (with `state`), or to the login page.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { logout } from '../../core/sessions'
 import { paramsOf } from '../../core/oidc/authorization'
 import { verifyIdTokenHint } from '../../core/oidc/tokens'
 import { clientActor } from '../plugins/client-ip'
-import { clearCookie, readCookie } from '../pages/cookies'
+import { endPageSession } from '../pages/page-session'
 import { form, formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
@@ -20,8 +19,7 @@ function cannotGoOn(page: Page) {
 }
 
 async function signOut(deps: Deps, page: Page, target: string) {
-  await logout(deps, readCookie(page.jar, page.cookies.session), page.actor)
-  clearCookie(page.jar, page.cookies, page.cookies.session)
+  await endPageSession(deps, page.jar, page.cookies, page.actor)
   return page.redirect(target)
 }
 
