@@ -12,6 +12,7 @@ import { formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
 import type { MessageKey } from '../pages/strings'
+import { sourceOf } from './form-targets'
 import { issuerOf, stringFields } from './protocol'
 
 /** The page shown when the request cannot be sent back to the client. */
@@ -39,7 +40,7 @@ function consentPage(page: Page, request: AuthorizationRequest, resume: string) 
   const client = request.client.name
   const tenant = page.tenant.displayName ?? page.tenant.name
   // The consent form's answer is a redirect to the client: its redirect URI must be a form target.
-  page.returnOrigins.push(new URL(request.redirectUri).protocol.startsWith('http') ? new URL(request.redirectUri).origin : new URL(request.redirectUri).protocol)
+  page.returnOrigins.push(sourceOf(request.redirectUri))
   const main = html`<p>${t('oidc.consent.intro', { client, tenant })}</p>
 <ul>${request.scopes.map((scope) => html`<li>${t(`oidc.scope.${scope}` as MessageKey)}</li>`)}</ul>
 <form method="post" action="${page.base}/authorize/consent" novalidate>

@@ -5,12 +5,13 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { paramsOf } from '../../core/oidc/authorization'
-import { verifyIdTokenHint } from '../../core/oidc/tokens'
+import { verifyIdTokenHint } from '../../core/oidc/access'
 import { clientActor } from '../plugins/client-ip'
 import { endPageSession } from '../pages/page-session'
 import { form, formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
+import { sourceOf } from './form-targets'
 import { issuerOf, stringFields } from './protocol'
 
 function cannotGoOn(page: Page) {
@@ -50,7 +51,7 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
     const state = params.get('state')
     if (state) url.searchParams.append('state', state)
     target = url.href
-    page.returnOrigins.push(url.protocol.startsWith('http') ? url.origin : url.protocol)
+    page.returnOrigins.push(sourceOf(postLogout))
   }
   if (!page.caller) return page.redirect(target)
   if (confirmed || (hint !== null && hint.sub === page.caller.user.id)) return signOut(deps, page, target)

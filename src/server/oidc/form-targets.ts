@@ -9,7 +9,7 @@ import type { Tenant } from '../../core/types'
 const OIDC_PATH = /^\/t\/[^/]+\/(authorize|end_session)$/
 
 /** A CSP source for a URI: its origin, or its scheme for a native app's private-use URI. */
-const sourceOf = (uri: string) => {
+export const sourceOf = (uri: string) => {
   const url = new URL(uri)
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : url.protocol
 }
