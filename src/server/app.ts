@@ -32,7 +32,7 @@ import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
 import { errorPage, PAGES_PREFIX } from './pages/error-page'
 import { pageRoutes } from './pages'
-import { oauthErrorAnswer, oidcRoutes } from './oidc'
+import { oauthErrorAnswer, oidcCors, oidcRoutes } from './oidc'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -51,6 +51,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // (the OpenID Provider's JSON endpoints answer errors as RFC 6749 writes them: server/oidc)
     .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, (request, error) => oauthErrorAnswer(request, error) ?? errorPage(request, error)))
     .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
+    .use(oidcCors())
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
     // The probes act on nothing and take no body: registered before the body parser and the

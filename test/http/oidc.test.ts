@@ -302,6 +302,21 @@ describe('OpenID Provider: prompt, max_age, login_hint, consent, and what the gr
     expect(types).toEqual(expect.arrayContaining(['oidc.code_issued', 'oidc.grant_started', 'logout']))
   })
 
+  it('lets a single-page application call the JSON endpoints from its own origin (CORS, no credentials), and no page', async () => {
+    const { client, config } = await relyingParty(world, { public: true })
+    const origin = { origin: 'https://spa.example' }
+    const preflight = await fetch(`${world.issuer}/token`, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })
+    expect({ status: preflight.status, origin: preflight.headers.get('access-control-allow-origin'), methods: preflight.headers.get('access-control-allow-methods') }).toEqual({ status: 204, origin: '*', methods: 'GET, POST, OPTIONS' })
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull()
+    const refused = await fetch(`${world.issuer}/token`, { method: 'POST', headers: { ...origin, 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=authorization_code&client_id=${client.id}&code=x` })
+    expect({ status: refused.status, origin: refused.headers.get('access-control-allow-origin') }).toEqual({ status: 400, origin: '*' })
+    const { tokens } = await codeFlow(config)
+    const info = await fetch(`${world.issuer}/userinfo`, { headers: { ...origin, authorization: `Bearer ${tokens.access_token}` } })
+    expect({ status: info.status, origin: info.headers.get('access-control-allow-origin') }).toEqual({ status: 200, origin: '*' })
+    expect((await fetch(`${world.issuer}/authorize`, { headers: origin, redirect: 'manual' })).headers.get('access-control-allow-origin')).toBeNull()
+    expect((await fetch(`${world.issuer}/login`, { headers: origin })).headers.get('access-control-allow-origin')).toBeNull()
+  })
+
   it('never answers a malformed request with a 500', async () => {
     const { client, clientSecret, config } = await relyingParty(world)
     const { url } = await authorizationRequest(config)

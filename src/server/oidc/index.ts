@@ -7,5 +7,6 @@ import { endSessionRoutes } from './end-session'
 import { oidcEndpoints } from './endpoints'
 
 export { oauthErrorAnswer } from './protocol'
+export { oidcCors } from './cors'
 
 export const oidcRoutes = (deps: Deps) => new Elysia().use(oidcEndpoints(deps)).use(authorizeRoutes(deps)).use(endSessionRoutes(deps)).use(appsPages(deps))
