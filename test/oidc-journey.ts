@@ -58,14 +58,22 @@ export async function relyingParty(world: OidcWorld, options: { public?: boolean
 /** A browser without JavaScript over the real socket: keeps cookies, follows nothing by itself. */
 export class UserAgent {
   readonly cookies = new Map<string, string>()
-  constructor(readonly origin: string) {}
+  /**
+   * @param origin where requests go (relative locations resolve against it)
+   * @param publicOrigin the Origin its forms carry: AUTHD_PUBLIC_URL's, as a browser behind a
+   *   load balancer would send (default: `origin`)
+   */
+  constructor(
+    readonly origin: string,
+    readonly publicOrigin = origin,
+  ) {}
 
   async send(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
     const headers: Record<string, string> = {}
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([n, v]) => `${n}=${v}`).join('; ')
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded'
-      headers.origin = this.origin
+      headers.origin = this.publicOrigin
     }
     const response = await fetch(new URL(url, this.origin), { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form && new URLSearchParams(init.form).toString(), redirect: 'manual' })
     for (const cookie of response.headers.getSetCookie()) {
@@ -77,11 +85,14 @@ export class UserAgent {
     return { status: response.status, location: response.headers.get('location'), html: await response.text(), headers: response.headers }
   }
 
-  /** Follows redirects on authd's own origin; stops at the first answer that is a page, or leaves authd. */
+  /** Follows redirects on authd's own origin (or its public one); stops at the first answer that is a page, or leaves authd. */
   async follow(url: string, init: { form?: Record<string, string> } = {}) {
     let answer = await this.send(url, init)
-    while (answer.location && new URL(answer.location, this.origin).origin === this.origin) answer = await this.send(answer.location)
-    return answer
+    for (;;) {
+      const next = answer.location === null ? null : new URL(answer.location, this.origin)
+      if (!next || (next.origin !== this.origin && next.origin !== new URL(this.publicOrigin).origin)) return answer
+      answer = await this.send(next.pathname + next.search)
+    }
   }
 
   /** Signs in on the login page the flow stopped at; returns where authd sends the browser next. */
