@@ -579,6 +579,13 @@ for (const [engine, define, open] of engines) {
       const spent = (await e.store.oidc.findCode(racing.codeHash))!
       expect(spent.spentAt).toBe(now + 1)
       expect((await e.store.sessions.findSession(spent.familyId!))?.family).toMatchObject({ clientId: client.id, scope: 'openid', revokedAt: null })
+      // A grant's refresh commits its audit event with the rotation: 20 racing give one of each.
+      const first = (await e.store.sessions.findSession(spent.familyId!))!
+      const firstToken = (await e.store.sessions.listLive(u.id, now + 1)).find((l) => l.family.id === first.family.id)!.liveToken
+      const refreshed = { at: now, type: 'oidc.grant_refreshed' as const, tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
+      const rotations = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? other : e.store).sessions.rotate(firstToken.id, now + 1, token(first.family.id), refreshed)))
+      expect(rotations.filter(Boolean).length).toBe(1)
+      expect((await e.store.audit.query({ type: 'oidc.grant_refreshed' })).length).toBe(1)
       const event = { at: now, type: 'oidc.code_reused' as const, tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
       await e.store.oidc.revokeCodeGrant(racing.id, now + 2, event)
       expect((await e.store.sessions.findSession(spent.familyId!))?.family).toMatchObject({ revokedAt: now + 2, revokedReason: 'code-reused' })

@@ -16,7 +16,7 @@ import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
 import { listSessions, type SessionView } from './signed-in-user'
 import type { SessionOrigin, SessionStartRecord } from './store'
-import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
+import type { AuditEvent, RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
 
 export interface Session {
@@ -175,7 +175,14 @@ export interface RotatedToken {
  * @param clientId the OpenID client whose grant the token must be (core/oidc), or null for
  *   authd's own sessions: neither kind of token is ever accepted as the other.
  */
-export async function rotateRefreshToken(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor, clientId: string | null): Promise<RotatedToken> {
+export async function rotateRefreshToken(
+  deps: SessionDeps & Pick<Deps, 'serverKeys'>,
+  presented: string | undefined,
+  actor: Actor,
+  clientId: string | null,
+  /** The event a rotation commits with it (an OpenID grant's refresh); authd's own refreshes record none. */
+  rotated?: (family: RefreshFamily) => AuditEvent,
+): Promise<RotatedToken> {
   if (!presented || presented.length > 128) throw unauthorized()
   const found = await deps.store.sessions.findToken(sha256(presented))
   if (!found || (found.family.clientId ?? null) !== clientId) throw unauthorized()
@@ -194,7 +201,7 @@ export async function rotateRefreshToken(deps: SessionDeps & Pick<Deps, 'serverK
   if (token.spentAt === null) {
     // Losing this race to a concurrent refresh of the same token needs no special case: the
     // winner spent it just now, well within the grace period, and stored this same successor.
-    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor))
+    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor), rotated?.(family))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse', auditEvent(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } }))
     throw unauthorized()

@@ -347,8 +347,9 @@ export interface SessionStore {
   createFamily(family: RefreshFamily, firstToken: RefreshToken, userEpoch: number, record?: SessionStartRecord): Promise<boolean>
   /** The token, its family, and the family's user and tenant: everything a refresh reads, in one query. */
   findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null>
-  /** Spends the token and adds its successor, only if the token was still unspent (false if not). */
-  rotate(tokenId: string, spentAt: number, successor: RefreshToken): Promise<boolean>
+  /** Spends the token and adds its successor, only if the token was still unspent (false if not);
+   *  with `audit`, the event that reports the rotation is committed with it. */
+  rotate(tokenId: string, spentAt: number, successor: RefreshToken, audit?: AuditEvent): Promise<boolean>
   /** A session (family) with its user and tenant. */
   findSession(familyId: string): Promise<{ family: RefreshFamily; user: User; tenant: Tenant } | null>
   /** The user's sessions that can still be refreshed at `now` (not revoked, and holding an

@@ -309,10 +309,11 @@ export function createSqliteStore(db: Db): Store {
       async findToken(hash) {
         return findTokenSnapshot(hash)
       },
-      async rotate(tokenId, spentAt, successor) {
+      async rotate(tokenId, spentAt, successor, audit) {
         return immediate(() => {
           if (changesOf(q.spendToken.run({ id: tokenId, spentAt })) !== 1) return false
           q.insertToken.run({ ...successor })
+          if (audit) writeAudit(audit)
           return true
         })
       },

@@ -88,9 +88,13 @@ describe('OpenID Provider: the code flow with openid-client', () => {
     const first = tokens.refresh_token!
     const second = await oidc.refreshTokenGrant(config, first)
     expect(second.refresh_token).not.toBe(first)
+    // Each rotation is an audit event (committed with it); the grace period's repeat is none.
+    const refreshed = () => world.ctx.runtime.store.audit.query({ type: 'oidc.grant_refreshed' }).then((events) => events.length)
+    expect(await refreshed()).toBe(1)
     expect(second.id_token).toBeString()
     // Two refreshes racing: the second gets the same successor.
     expect((await oidc.refreshTokenGrant(config, first)).refresh_token).toBe(second.refresh_token!)
+    expect(await refreshed()).toBe(1)
     world.ctx.clock.advance(11)
     expect(await oidc.refreshTokenGrant(config, first).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
     // The whole grant ended: its newest token and its access token too.

@@ -10,7 +10,7 @@
 // tokens stop working at userinfo at once.
 import { createHash, sign } from 'node:crypto'
 import { SignJWT } from 'jose'
-import { audit, auditEvent, type Actor } from '../audit'
+import { auditEvent, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { randomToken, sha256 } from '../secrets'
@@ -107,7 +107,9 @@ export async function refreshGrant(deps: TokenDeps, issuer: string, client: Oidc
   if (!input.refreshToken) throw invalidRequest('refresh_token is required')
   let rotated
   try {
-    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id)
+    // (the refresh's audit event is committed with the rotation: one commit, not two)
+    const refreshed = (family: RefreshFamily) => auditEvent(deps, 'oidc.grant_refreshed', actor, { tenantId: family.tenantId, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
+    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id, refreshed)
   } catch (error) {
     // Unknown, spent past the grace period (the grant is revoked then), another client's, a disabled user: all one answer.
     if (error instanceof AppError && error.status < 500) throw invalidGrant()
@@ -116,7 +118,6 @@ export async function refreshGrant(deps: TokenDeps, issuer: string, client: Oidc
   const granted = (rotated.family.scope ?? 'openid').split(' ')
   const asked = input.scope === undefined ? granted : input.scope.split(' ').filter((s) => s !== '')
   if (!asked.every((s) => granted.includes(s))) throw new OAuthError('invalid_scope', 'scope may not be wider than the grant')
-  await audit(deps, 'oidc.grant_refreshed', actor, { tenantId: rotated.tenant.id, userId: rotated.user.id, detail: { clientId: client.id, familyId: rotated.family.id } })
   return issueTokens(deps, issuer, client, rotated.user, rotated.family, asked.join(' '), rotated.successor, { nonce: null, sid: null })
 }
 
