@@ -37,7 +37,7 @@ export class PageBrowser {
 
   async send(method: string, path: string, body: string | undefined, extra: Record<string, string>): Promise<PageAnswer> {
     const headers: Record<string, string> = { ...this.headers, ...extra }
-    if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
+    if (body !== undefined) headers['content-type'] ??= 'application/x-www-form-urlencoded'
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
     const request = new Request(`${this.site}${path}`, { method, headers, body })
     peerAddresses.set(request, '127.0.0.1')

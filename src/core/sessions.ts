@@ -25,6 +25,9 @@ export interface Session {
   refreshToken: string
   /** The refresh cookie's Max-Age. */
   refreshMaxAgeSec: number
+  /** Whether the user asked to stay signed in ("remember me"): the pages keep their cookie
+   *  past the browser's closing only then. */
+  rememberMe: boolean
 }
 
 export interface LoginResult extends Session {
@@ -272,7 +275,7 @@ async function issueSession(
   signingKey: ActiveSigningKey,
   user: User,
   tenant: Tenant,
-  family: Pick<RefreshFamily, 'id' | 'amr'>,
+  family: Pick<RefreshFamily, 'id' | 'amr' | 'rememberMe'>,
   refreshToken: string,
   refreshExpiresAt: number,
   now: number,
@@ -286,5 +289,6 @@ async function issueSession(
     user: toPublicUser(user, tenant),
     refreshToken,
     refreshMaxAgeSec: Math.max(1, Math.floor((refreshExpiresAt - now) / 1000)),
+    rememberMe: family.rememberMe,
   }
 }

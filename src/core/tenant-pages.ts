@@ -31,6 +31,13 @@ export function validateAccentColor(raw: string): string {
   return color
 }
 
+const DNS_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
+const BRACKETED_IPV6 = /^\[[0-9a-f:.]+\]$/
+
+/** Whether a URL's host is a plain name or address: what goes into a CSP source. WHATWG URLs
+ *  let `;`, `,`, `*` and `'` through in a host, and each of those would write CSP syntax. */
+export const isPlainHost = (url: URL) => DNS_NAME.test(url.hostname) || BRACKETED_IPV6.test(url.hostname)
+
 /** An https URL of an image on the operator's own site (the pages' CSP allows exactly its origin). */
 export function validateLogoUrl(raw: string): string {
   let url: URL
@@ -40,6 +47,7 @@ export function validateLogoUrl(raw: string): string {
     throw badRequest('logoUrl must be an https URL')
   }
   if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || raw.trim().length > 500) throw badRequest('logoUrl must be an https URL of at most 500 characters')
+  if (!isPlainHost(url)) throw badRequest('logoUrl must name its host as a domain name or an IP address')
   return url.href
 }
 

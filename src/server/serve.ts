@@ -9,6 +9,7 @@ import type { Logger } from '../log'
 import { mailTransportFor } from '../mail/transports'
 import type { Runtime } from '../runtime'
 import { createApp, createMetrics } from './app'
+import { envelope } from './errors'
 import { listenOrRefuse, readTlsPair } from './listen'
 import { startMetricsListener, type MetricsListener } from './metrics-listener'
 import { recordPeer } from './plugins/client-ip'
@@ -40,10 +41,16 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
       hostname: config.host,
       maxRequestBodySize: BUN_MAX_BODY_BYTES,
       tls: tls && { cert: tls.cert, key: tls.key },
+      development: false,
       fetch: (received, bunServer) => {
         const request = withRoutableUrl(received)
+        if (!request) return badHostAnswer()
         recordPeer(request, received, bunServer)
         return app.fetch(request)
+      },
+      error: (error) => {
+        logger.log('error', 'unhandled error outside the app', { error: error.stack ?? error.message })
+        return internalAnswer()
       },
     }),
   )
@@ -109,16 +116,33 @@ function startHousekeeping(runtime: Runtime, logger: Logger) {
  * Elysia finds a request's path by position: from the first '/' at or after index 11 of the
  * URL, which assumes a scheme and host at least that long. A short Host header moves it:
  * `Host: x` made `http://x/zz/metrics` route as `/metrics` and `/zz/api/v1/auth/...` as the
- * API, defeating a proxy's path rules and the log masking. Such a request gets a placeholder
- * host (nothing reads the URL's host), so routing always sees the real path.
+ * API, defeating a proxy's path rules and the log masking. Such a request, and one with no
+ * Host or one that makes no URL (`Host: a b`; Bun gives both a URL of the path alone, on
+ * which `new URL()` deeper in threw: a 500 with Bun's development page), gets a placeholder
+ * host, so routing always sees the real path; the pages' origin check (pages/security.ts)
+ * never takes the placeholder for authd. Any other URL that does not parse is null: the
+ * caller answers 400.
  */
-export function withRoutableUrl(request: Request): Request {
+export function withRoutableUrl(request: Request): Request | null {
   const url = request.url
+  if (url.startsWith('/')) return new Request(`http://${PLACEHOLDER_HOST}${url}`, request)
+  if (!URL.canParse(url)) return null
   const pathStart = url.indexOf('/', url.indexOf('//') + 2)
   if (pathStart >= 11) return request
   const path = pathStart === -1 ? '/' : url.slice(pathStart)
-  return new Request(`${url.slice(0, url.indexOf('//'))}//short-host.invalid${path}`, request)
+  return new Request(`${url.slice(0, url.indexOf('//'))}//${PLACEHOLDER_HOST}${path}`, request)
 }
+
+const PLACEHOLDER_HOST = 'short-host.invalid'
+
+/** The answer to a request whose Host header makes no URL: nothing of authd has run. */
+const badHostAnswer = () =>
+  new Response(JSON.stringify(envelope(400, 'The request has no valid Host header', null)), { status: 400, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
+
+/** What Bun answers if anything throws outside the app's own error handling: never its
+ *  development page, which shows the working directory, a stack and source lines. */
+const internalAnswer = () =>
+  new Response(JSON.stringify(envelope(500, 'Internal server error', null)), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } })
 
 /** On --port 0 the default public URL (and issuer) can only be known once the port is bound. */
 function withBoundAddress(config: Config, url: string): Config {

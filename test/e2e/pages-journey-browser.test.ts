@@ -114,6 +114,8 @@ describe('the journey of issue 34 in Chromium', () => {
         await page.getByLabel('New password').fill(CHOSEN_PASSWORD)
         await loaded(page, () => page.getByRole('button', { name: 'Set password' }).click())
         expect(await notice(page)).toBe('Your password is set. You can sign in with it now.')
+        // The spent token stays in neither the address bar nor the history of the login page.
+        expect(new URL(page.url()).hash).toBe('')
         await expectAccessible(page, 'login after the invitation')
 
         await signInWithPassword(page, email, CHOSEN_PASSWORD)

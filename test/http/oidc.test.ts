@@ -341,8 +341,8 @@ describe('OpenID Provider: prompt, max_age, login_hint, consent, and what the gr
     ]
     for (const target of odd) expect((await browser.send(target)).status).toBeLessThan(500)
     const posted = await fetch(`${world.issuer}/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: client.id, scope: 5, redirect_uri: CALLBACK, response_type: 'code' }), redirect: 'manual' })
-    // (a JSON body's non-string fields are no parameters: here no scope, so invalid_scope at the client)
-    expect(new URL(posted.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope')
+    // (the pages take forms only: a JSON body is the 400 page, never sent on to the client)
+    expect({ status: posted.status, location: posted.headers.get('location') }).toEqual({ status: 400, location: null })
     for (const headers of [{ authorization: 'Basic !!!' }, { authorization: 'Basic ' + btoa('no-colon') }, { authorization: 'Bearer x' }, { authorization: 'Basic ' + btoa(`${client.id}:%E0%A4%A`) }]) {
       const answer = await fetch(`${world.issuer}/token`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code' })
       expect({ status: answer.status, error: ((await answer.json()) as any).error }).toEqual({ status: 401, error: 'invalid_client' })

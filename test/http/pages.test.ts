@@ -70,6 +70,15 @@ describe('login page', () => {
     expect(account.status).toBe(200)
   })
 
+  it('keeps the sign-in past the browser closing only with "keep me signed in" (30 days); without, the cookie ends with the browser', async () => {
+    const sessionCookie = (answer: PageAnswer) => answer.headers.getSetCookie().find((c) => c.startsWith('authd_session='))!
+    const once = await signIn()
+    expect(sessionCookie(once)).not.toMatch(/max-age|expires/i)
+    const other = new PageBrowser(ctx)
+    const kept = await other.submit(await other.get(`${base}/login`), '/login', { email, password: PASSWORD, rememberMe: 'on' })
+    expect(sessionCookie(kept)).toMatch(/Max-Age=2592000/)
+  })
+
   it('keeps one session per browser: signing in again, here or at another tenant, ends the session the cookie held', async () => {
     const live = async () => Number((await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM refresh_families WHERE revoked_at IS NULL'))[0]!.n)
     await signIn()
@@ -219,6 +228,15 @@ describe('every page', () => {
     expect(nul.status).toBe(400)
     expect(/<p role="alert">([^<]*)<\/p>/.exec(nul.html)?.[1]).toBe('This request could not be read. Open the page again and send the form from there.')
   })
+
+  it('takes forms only: the same fields as JSON change nothing and get the 4xx page', async () => {
+    await signIn()
+    const account = await browser.get(`${base}/account`)
+    const token = /name="_form" value="([^"]+)"/.exec(account.html)![1]!
+    const json = await browser.send('POST', `${base}/account/logout-all`, JSON.stringify({ _form: token }), { origin: 'http://localhost', 'content-type': 'application/json' })
+    expect({ status: json.status, type: json.headers.get('content-type') }).toEqual({ status: 400, type: 'text/html; charset=utf-8' })
+    expect((await browser.get(`${base}/account`)).status).toBe(200)
+  })
 })
 
 describe('return_to', () => {
@@ -314,7 +332,7 @@ describe('invite page', () => {
     expect({ status: weak.status, newPassword: fieldError(weak.html, 'newPassword') }).toEqual({ status: 400, newPassword: 'The password must be at least 15 characters long.' })
     expect(weak.html).not.toContain(setupToken)
     const done = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
-    expect(done.location).toBe(`${base}/login?done=invite`)
+    expect(done.location).toBe(`${base}/login?done=invite#`)
     const used = await browser.submit(page, '/invite', { token: setupToken, newPassword: NEW_PASSWORD })
     expect(problemText(used.html)).toBe('There is a problem Your account has a password already. Sign in with it.')
   })

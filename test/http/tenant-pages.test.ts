@@ -40,6 +40,10 @@ describe('PATCH /api/v1/admin/tenant: slug and branding', () => {
       [{ accentColor: 'red; } body { display: none' }, 'accentColor must be a colour written as #rrggbb, such as #0b5fff'],
       [{ logoUrl: 'http://cdn.acme.example/logo.png' }, 'logoUrl must be an https URL of at most 500 characters'],
       [{ logoUrl: 'javascript:alert(1)' }, 'logoUrl must be an https URL of at most 500 characters'],
+      [{ logoUrl: 'https://a.example;sandbox/x.png' }, 'logoUrl must name its host as a domain name or an IP address'],
+      [{ logoUrl: 'https://a.example,sandbox/x.png' }, 'logoUrl must name its host as a domain name or an IP address'],
+      [{ logoUrl: 'https://*/x.png' }, 'logoUrl must name its host as a domain name or an IP address'],
+      [{ logoUrl: "https://x'y.example/x.png" }, 'logoUrl must name its host as a domain name or an IP address'],
       [{ displayName: 'Acme\nCorp' }, 'displayName must be a single line without control or formatting characters'],
     ] as const) {
       expect({ body, answer: (await patch(body)).json }).toEqual({ body, answer: { statusCode: 400, message, data: null } })

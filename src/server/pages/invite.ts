@@ -54,5 +54,6 @@ export const invitePages = (deps: Deps) =>
         )
         return invitePage(deps, page, state, status, retryAfter)
       }
-      return page.redirect(`${page.base}/login?done=invite`)
+      // (the empty fragment replaces the #token=… the browser would otherwise carry over)
+      return page.redirect(`${page.base}/login?done=invite#`)
     })

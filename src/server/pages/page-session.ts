@@ -33,7 +33,9 @@ export function pageSessionToken(deps: Keys, jar: CookieJar, names: PageCookieNa
 export async function startPageSession(deps: Keys & Pick<Deps, 'store' | 'clock'>, jar: CookieJar, names: PageCookieNames, session: LoginResult, actor: Actor) {
   const previous = pageSessionToken(deps, jar, names)
   if (previous !== undefined && previous !== session.refreshToken) await logout(deps, previous, actor)
-  setCookie(jar, names, names.session, seal(deps.serverKeys.sealing, CONTEXT, session.refreshToken), session.refreshMaxAgeSec)
+  // Without "keep me signed in" the cookie ends with the browser (a shared computer), and the
+  // session itself a day after the sign-in at most.
+  setCookie(jar, names, names.session, seal(deps.serverKeys.sealing, CONTEXT, session.refreshToken), session.rememberMe ? session.refreshMaxAgeSec : undefined)
   setCookie(jar, names, names.device, session.deviceCookie, DEVICE_MAX_AGE_SEC)
 }
 

@@ -10,7 +10,7 @@ import { AppError, notFound } from '../../core/errors'
 import { relyingPartyOf } from '../../core/passkeys/relying-party'
 import { randomToken } from '../../core/secrets'
 import { authenticateSessionToken, type Caller } from '../../core/signed-in-user'
-import { findTenantForPages } from '../../core/tenant-pages'
+import { findTenantForPages, isPlainHost } from '../../core/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { oidcFormTargets } from '../oidc/form-targets'
 import { formValue } from './forms'
@@ -99,7 +99,9 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     origin,
     render(title, main, options = {}) {
       const logo = logoSource(tenant, base)
-      const logoOrigin = logo?.startsWith('https:') ? [new URL(logo).origin] : []
+      // (a URL stored before hosts were checked is drawn, but its host is no CSP source)
+      const logoUrl = logo?.startsWith('https:') ? new URL(logo) : null
+      const logoOrigin = logoUrl && isPlainHost(logoUrl) ? [logoUrl.origin] : []
       Object.assign(ctx.set.headers, securityHeaders(contentSecurityPolicy(nonce, logoOrigin, page.returnOrigins), options.referrerPolicy ?? 'same-origin'))
       if (options.retryAfter !== undefined) ctx.set.headers['retry-after'] = String(options.retryAfter)
       ctx.set.status = options.status ?? 200

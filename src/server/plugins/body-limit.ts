@@ -51,7 +51,12 @@ export const bodyLimit = (maxBytes: number, formPathPrefix?: string) =>
       const text = await readText(request, maxBytes)
       if (text === '') return {}
       // The API takes JSON only, so that no HTML form on another site can post to it.
-      if (formPathPrefix !== undefined && /^application\/x-www-form-urlencoded\b/i.test(contentType ?? '') && isUnder(request.url, formPathPrefix)) return parseForm(text)
+      // authd's pages take forms only (their script sends forms too): a JSON body there is
+      // no request a page makes.
+      if (formPathPrefix !== undefined && isUnder(request.url, formPathPrefix)) {
+        if (/^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) return parseForm(text)
+        throw badRequest('A form must be sent as application/x-www-form-urlencoded')
+      }
       if (!/^application\/(.+\+)?json\b/i.test(contentType ?? '')) {
         throw badRequest('Request body must be JSON (Content-Type: application/json)')
       }
