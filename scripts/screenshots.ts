@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import { loadConfig } from '../src/config'
+import { createClient } from '../src/core/oidc/clients'
 import { createTenant } from '../src/core/tenants'
 import { updateTenantPages } from '../src/core/tenant-pages'
 import { createUser } from '../src/core/users'
@@ -37,6 +38,11 @@ try {
   await shot('account')
   await page.goto(`${base}/forgot`)
   await shot('forgot')
+  // An OpenID client that is not the operator's own asks for the user's consent (docs/oidc.md).
+  const { client } = await createClient(runtime, tenant.id, { name: 'Team Wiki', redirectUris: ['https://wiki.example.com/oauth/callback'] })
+  const authorize = new URLSearchParams({ response_type: 'code', client_id: client.id, redirect_uri: 'https://wiki.example.com/oauth/callback', scope: 'openid profile email offline_access', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'demo' })
+  await page.goto(`${base}/authorize?${authorize}`)
+  await shot('consent')
   console.log(`screenshots written to ${OUT}`)
 } finally {
   await browser.close()
@@ -48,5 +54,5 @@ try {
 async function signIn(page: Page, password: string) {
   await page.getByLabel('E-mail address').fill('ada@example.com')
   await page.getByLabel('Password').fill(password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }

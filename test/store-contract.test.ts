@@ -5,6 +5,7 @@ import { describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Store } from '../src/core/store'
+import type { OidcClient, OidcCode } from '../src/core/oidc/types'
 import { TENANT_SETTINGS_UNSET, type MfaChallenge, type OutboxMessage, type PendingSignup, type RefreshFamily, type RefreshToken, type Tenant, type User } from '../src/core/types'
 import { openDatabase } from '../src/db/client'
 import { runMigrations } from '../src/db/migrate'
@@ -556,6 +557,68 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.passkeys.recordUse(other!.id, 0, now + 3)).toBe(true)
       expect(await second.passkeys.recordUse(other!.id, 0, now + 4)).toBe(true)
       expect(await e.store.passkeys.findByCredentialId(t.id, other!.credentialId)).toMatchObject({ counter: 0, lastUsedAt: now + 4 })
+    }))
+
+    it('redeems an OpenID code once when 20 redemptions race from two connections; a reuse revokes its grant; consents widen and withdraw; a deleted client loses its grants', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, createdAt: now, updatedAt: now }
+      await e.store.oidc.insertClient(client)
+      expect(await e.store.oidc.getClient(client.id)).toEqual(client)
+      expect((await e.store.oidc.updateClient(client.id, { redirectUris: ['https://wiki.example/a', 'https://wiki.example/b'], updatedAt: now + 1 }))?.redirectUris).toEqual(['https://wiki.example/a', 'https://wiki.example/b'])
+      expect((await e.store.oidc.listClients(t.id)).map((c) => c.id)).toEqual([client.id])
+      const code = (userEpoch = 0): OidcCode => ({ id: Bun.randomUUIDv7(), codeHash: Bun.randomUUIDv7(), tenantId: t.id, clientId: client.id, userId: u.id, sessionId: 's', redirectUri: 'https://wiki.example/a', codeChallenge: 'c', nonce: null, scope: 'openid', authAt: now, amr: 'pwd', userEpoch, createdAt: now, expiresAt: now + 60_000, spentAt: null, familyId: null })
+      const grant = () => ({ ...family(u), clientId: client.id, scope: 'openid' })
+      const started = { at: now, type: 'oidc.grant_started' as const, tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
+      const racing = code()
+      await e.store.oidc.insertCode(racing)
+      const other = e.second()
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => {
+        const f = grant()
+        return (i % 2 ? other : e.store).oidc.redeemCode({ codeId: racing.id, now: now + 1, family: f, firstToken: token(f.id), userEpoch: 0, audit: started })
+      }))
+      expect(outcomes.filter((o) => o === 'redeemed').length).toBe(1)
+      expect((await e.store.audit.query({ userId: u.id, type: 'oidc.grant_started' })).length).toBe(1)
+      const spent = (await e.store.oidc.findCode(racing.codeHash))!
+      expect(spent.spentAt).toBe(now + 1)
+      expect((await e.store.sessions.findSession(spent.familyId!))?.family).toMatchObject({ clientId: client.id, scope: 'openid', revokedAt: null })
+      // A grant's refresh commits its audit event with the rotation: 20 racing give one of each.
+      const first = (await e.store.sessions.findSession(spent.familyId!))!
+      const firstToken = (await e.store.sessions.listLive(u.id, now + 1)).find((l) => l.family.id === first.family.id)!.liveToken
+      const refreshed = { at: now, type: 'oidc.grant_refreshed' as const, tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
+      const rotations = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? other : e.store).sessions.rotate(firstToken.id, now + 1, token(first.family.id), refreshed)))
+      expect(rotations.filter(Boolean).length).toBe(1)
+      expect((await e.store.audit.query({ type: 'oidc.grant_refreshed' })).length).toBe(1)
+      const event = { at: now, type: 'oidc.code_reused' as const, tenantId: t.id, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null }
+      await e.store.oidc.revokeCodeGrant(racing.id, now + 2, event)
+      expect((await e.store.sessions.findSession(spent.familyId!))?.family).toMatchObject({ revokedAt: now + 2, revokedReason: 'code-reused' })
+      // A code past its 60 s, and one issued before the user's epoch moved, start no grant.
+      const late = code()
+      await e.store.oidc.insertCode(late)
+      const f = grant()
+      expect(await e.store.oidc.redeemCode({ codeId: late.id, now: now + 60_000, family: f, firstToken: token(f.id), userEpoch: 0, audit: started })).toBe('spent')
+      const stale = code(0)
+      await e.store.oidc.insertCode(stale)
+      const g = grant()
+      expect(await e.store.oidc.redeemCode({ codeId: stale.id, now: now + 1, family: g, firstToken: token(g.id), userEpoch: 7, audit: started })).toBe('stale')
+      expect(await e.store.sessions.findSession(g.id)).toBeNull()
+
+      await e.store.oidc.saveConsent({ userId: u.id, clientId: client.id, tenantId: t.id, scope: 'openid', createdAt: now })
+      await e.store.oidc.saveConsent({ userId: u.id, clientId: client.id, tenantId: t.id, scope: 'openid email', createdAt: now + 1 })
+      expect((await e.store.oidc.listConsents(u.id)).map((c) => c.scope)).toEqual(['openid email'])
+      const held = code()
+      await e.store.oidc.insertCode(held)
+      const h = grant()
+      expect(await e.store.oidc.redeemCode({ codeId: held.id, now: now + 1, family: h, firstToken: token(h.id), userEpoch: 0, audit: started })).toBe('redeemed')
+      expect(await e.store.oidc.withdrawConsent(u.id, client.id, now + 3)).toBe(true)
+      expect(await e.store.oidc.findConsent(u.id, client.id)).toBeNull()
+      expect((await e.store.sessions.findSession(h.id))?.family.revokedReason).toBe('consent-withdrawn')
+      // Retention: codes go once expired (a spent one is kept its 60 s, so that a reuse is caught).
+      expect(await e.store.prune('oidcCodes', now + 59_999, 100)).toBe(0)
+      expect(await e.store.prune('oidcCodes', now + 60_001, 100)).toBe(4)
+      expect(await e.store.oidc.findCode(racing.codeHash)).toBeNull()
+      expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(true)
+      expect(await e.store.oidc.getClient(client.id)).toBeNull()
+      expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(false)
     }))
 
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {

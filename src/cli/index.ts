@@ -6,6 +6,7 @@ import { AppError } from '../core/errors'
 import { registerApiKeys } from './commands/api-keys'
 import { registerAudit } from './commands/audit'
 import { registerBackup } from './commands/backup'
+import { registerClients } from './commands/clients'
 import { registerDb } from './commands/db'
 import { registerDoctor } from './commands/doctor'
 import { registerInit } from './commands/init'
@@ -33,7 +34,7 @@ export function buildProgram(env: Env): Command {
     .option('--json', 'machine output: one JSON document on stdout')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
+  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
     register(program, env)
   }
   program.commands.forEach(function override(c: Command) {

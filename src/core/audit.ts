@@ -90,6 +90,19 @@ export type AuditType =
   | 'webhook_endpoint.deleted'
   | 'webhook_endpoint.disabled'
   | 'webhook_delivery.redelivered'
+  | 'oidc_client.created'
+  | 'oidc_client.updated'
+  | 'oidc_client.secret_rotated'
+  | 'oidc_client.deleted'
+  | 'oidc.code_issued'
+  | 'oidc.code_reused'
+  | 'oidc.grant_started'
+  | 'oidc.grant_refreshed'
+  | 'oidc.grant_reused'
+  | 'oidc.grant_revoked'
+  | 'oidc.consent_given'
+  | 'oidc.consent_withdrawn'
+  | 'oidc.logout'
 
 /** a***@example.com: enough to tell addresses apart in an investigation, not to harvest them. */
 export function maskEmail(email: string): string {

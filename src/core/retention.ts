@@ -31,6 +31,8 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     mfaChallenges: 0,
     // A passkey ceremony's challenge likewise (5 minutes).
     webauthnChallenges: 0,
+    // An OpenID authorization code likewise (60 s); a reuse after that is an unknown code.
+    oidcCodes: 0,
     // Counters idle this long block nothing any more: windows last at most a day (back-off
     // runs), and a back-off blocks at most its cap after the latest failure.
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),

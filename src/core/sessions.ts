@@ -16,7 +16,7 @@ import { hmacSha256, randomToken, sha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
 import { listSessions, type SessionView } from './signed-in-user'
 import type { SessionOrigin, SessionStartRecord } from './store'
-import type { RefreshFamily, RefreshToken, Tenant, User } from './types'
+import type { AuditEvent, RefreshFamily, RefreshToken, Tenant, User } from './types'
 import { getUser, normaliseEmail, toPublicUser, type PublicUser } from './users'
 
 export interface Session {
@@ -157,9 +157,38 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
 }
 
 export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, presented: string | undefined, actor: Actor): Promise<Session> {
+  const rotated = await rotateRefreshToken(deps, presented, actor, null)
+  return issueSession(deps, rotated.signingKey, rotated.user, rotated.tenant, rotated.family, rotated.successor, rotated.expiresAt, rotated.now)
+}
+
+/** What a rotation hands back: the session's rows and the successor token, for the caller to answer with. */
+export interface RotatedToken {
+  user: User
+  tenant: Tenant
+  family: RefreshFamily
+  successor: string
+  expiresAt: number
+  now: number
+  signingKey: ActiveSigningKey
+}
+
+/**
+ * Spends the presented refresh token and derives its successor, with the grace period and reuse
+ * detection above.
+ * @param clientId the OpenID client whose grant the token must be (core/oidc), or null for
+ *   authd's own sessions: neither kind of token is ever accepted as the other.
+ */
+export async function rotateRefreshToken(
+  deps: SessionDeps & Pick<Deps, 'serverKeys'>,
+  presented: string | undefined,
+  actor: Actor,
+  clientId: string | null,
+  /** The event a rotation commits with it (an OpenID grant's refresh); authd's own refreshes record none. */
+  rotated?: (family: RefreshFamily) => AuditEvent,
+): Promise<RotatedToken> {
   if (!presented || presented.length > 128) throw unauthorized()
   const found = await deps.store.sessions.findToken(sha256(presented))
-  if (!found) throw unauthorized()
+  if (!found || (found.family.clientId ?? null) !== clientId) throw unauthorized()
   const { token, family, user, tenant } = found
   const now = deps.clock.now()
   // A token's expiry is capped at its family's absolute end when it is issued, so this one
@@ -175,12 +204,12 @@ export async function refresh(deps: SessionDeps & Pick<Deps, 'serverKeys'>, pres
   if (token.spentAt === null) {
     // Losing this race to a concurrent refresh of the same token needs no special case: the
     // winner spent it just now, well within the grace period, and stored this same successor.
-    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor))
+    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor), rotated?.(family))
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse', auditEvent(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } }))
     throw unauthorized()
   }
-  return issueSession(deps, signingKey, user, tenant, family, successor, tokenExpiresAt(deps, family, now), now)
+  return { user, tenant, family, successor, expiresAt: tokenExpiresAt(deps, family, now), now, signingKey }
 }
 
 /** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
@@ -228,7 +257,7 @@ function tokenExpiresAt(deps: Pick<Deps, 'config'>, family: RefreshFamily, now: 
 }
 
 /** @param actor where the login or refresh came from: the session list shows the live token's. */
-function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, accessKid: string, now: number, actor: Actor): RefreshToken {
+export function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily, token: string, accessKid: string, now: number, actor: Actor): RefreshToken {
   return {
     id: Bun.randomUUIDv7(),
     familyId: family.id,

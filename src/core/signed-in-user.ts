@@ -56,7 +56,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
     },
   })
   const found = session as Awaited<ReturnType<typeof deps.store.sessions.findSession>>
-  if (!found || found.family.userId !== claims.sub || !isLive(found.family, now)) throw unauthorized()
+  if (!found || found.family.userId !== claims.sub || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.user.disabledAt !== null) throw userDisabled()
   if (found.tenant.disabledAt !== null) throw tenantDisabled()
   return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
@@ -73,7 +73,8 @@ export async function authenticateSessionToken(deps: Pick<Deps, 'store' | 'clock
   if (!token || token.length > 128) throw unauthorized()
   const found = await deps.store.sessions.findToken(sha256(token))
   const now = deps.clock.now()
-  if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || !isLive(found.family, now)) throw unauthorized()
+  // (an OpenID client's grant is no page session: core/oidc)
+  if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.tenant.id !== tenantId || found.user.disabledAt !== null || found.tenant.disabledAt !== null) throw unauthorized()
   return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
 }
@@ -82,7 +83,8 @@ const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null
 
 /** The user's sessions that can still be refreshed, newest first. */
 export async function listSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, currentSessionId?: string): Promise<SessionView[]> {
-  const live = await deps.store.sessions.listLive(userId, deps.clock.now())
+  // (an OpenID client's grants are listed as such: core/oidc/grants.ts)
+  const live = (await deps.store.sessions.listLive(userId, deps.clock.now())).filter(({ family }) => !family.clientId)
   // The live token was issued by the session's latest login or refresh: its last use.
   return live.map(({ family, liveToken }) => ({
     sessionId: family.id,

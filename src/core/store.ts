@@ -3,6 +3,7 @@
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
 import type { Blocked } from './limits'
+import type { OidcClient, OidcCode, OidcConsent } from './oidc/types'
 import type { TenantSettings } from './types'
 import type { WebhookStore } from './webhooks/store'
 import type { ApiKey, AuditEvent, LimitCounter, MailStatus, OutboxMessage, MfaChallenge, Passkey, PasswordResetOtp, PendingSignup, RecoveryCode, TotpFactor, RefreshFamily, RefreshToken, SetupToken, SigningKeyRecord, Tenant, User, WebauthnChallenge } from './types'
@@ -251,6 +252,38 @@ export interface PasskeyStore {
   spendChallenge(id: string, tenantId: string, purpose: WebauthnChallenge['purpose'], now: number): Promise<WebauthnChallenge | null>
 }
 
+/** The OpenID Provider's clients, codes, grants and consents (core/oidc, product spec §21). */
+export interface OidcStore {
+  insertClient(client: OidcClient): Promise<void>
+  getClient(id: string): Promise<OidcClient | null>
+  /** A tenant's clients, oldest first. */
+  listClients(tenantId: string): Promise<OidcClient[]>
+  /** The client after the change; null if there is none. */
+  updateClient(id: string, changes: Partial<Pick<OidcClient, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'firstParty' | 'secretHash' | 'secretPrefix' | 'updatedAt'>>): Promise<OidcClient | null>
+  /** Removes the client with its codes and consents and revokes its grants, in one transaction; false if there was none. */
+  deleteClient(id: string, now: number): Promise<boolean>
+  insertCode(code: OidcCode): Promise<void>
+  findCode(codeHash: string): Promise<OidcCode | null>
+  /**
+   * Redeems the code in one transaction: spends it if it is still unspent and unexpired, and
+   * starts the grant (`family`, with `firstToken`) if the user's session epoch is still the
+   * code's. 'spent' when another redemption won (nothing written), 'stale' when the user's
+   * epoch moved on (the code is spent, no grant starts). The grant's audit event is committed with it.
+   */
+  redeemCode(input: { codeId: string; now: number; family: RefreshFamily; firstToken: RefreshToken; userEpoch: number; audit: AuditEvent }): Promise<'redeemed' | 'spent' | 'stale'>
+  /** A spent code presented again: revokes the grant its redemption started (waiting for that
+   *  redemption to commit if it is under way), with the audit event. */
+  revokeCodeGrant(codeId: string, now: number, audit: AuditEvent): Promise<void>
+  findConsent(userId: string, clientId: string): Promise<OidcConsent | null>
+  /** Records (or widens) the user's consent to the client. */
+  saveConsent(consent: OidcConsent): Promise<void>
+  listConsents(userId: string): Promise<OidcConsent[]>
+  /** Withdraws the consent and revokes the user's grants to the client; false if there was none. */
+  withdrawConsent(userId: string, clientId: string, now: number): Promise<boolean>
+  /** Revokes the user's live grants to the client; returns how many. */
+  revokeGrants(userId: string, clientId: string, now: number, reason: string): Promise<number>
+}
+
 export interface SetupTokenStore {
   findByHash(tokenHash: string): Promise<SetupToken | null>
   /** Spends the user's earlier setup tokens, adds this one and queues its mail. */
@@ -315,8 +348,9 @@ export interface SessionStore {
   createFamily(family: RefreshFamily, firstToken: RefreshToken, userEpoch: number, record?: SessionStartRecord): Promise<boolean>
   /** The token, its family, and the family's user and tenant: everything a refresh reads, in one query. */
   findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null>
-  /** Spends the token and adds its successor, only if the token was still unspent (false if not). */
-  rotate(tokenId: string, spentAt: number, successor: RefreshToken): Promise<boolean>
+  /** Spends the token and adds its successor, only if the token was still unspent (false if not);
+   *  with `audit`, the event that reports the rotation is committed with it. */
+  rotate(tokenId: string, spentAt: number, successor: RefreshToken, audit?: AuditEvent): Promise<boolean>
   /** A session (family) with its user and tenant. */
   findSession(familyId: string): Promise<{ family: RefreshFamily; user: User; tenant: Tenant } | null>
   /** The user's sessions that can still be refreshed at `now` (not revoked, and holding an
@@ -395,7 +429,7 @@ export interface IdempotencyStore {
 }
 
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'webhookDeliveries' | 'webhookEvents'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'oidcCodes' | 'webhookDeliveries' | 'webhookEvents'
 
 export interface Store {
   tenants: TenantStore
@@ -408,6 +442,7 @@ export interface Store {
   signups: SignupStore
   mfa: MfaStore
   passkeys: PasskeyStore
+  oidc: OidcStore
   outbox: OutboxStore
   webhooks: WebhookStore
   limits: LimitStore

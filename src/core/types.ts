@@ -110,6 +110,11 @@ export interface RefreshFamily {
   amr: string
   /** When the user last proved who they are in this session: its login, or a reauthentication. */
   authAt: number
+  /** Set for a grant to an OpenID Connect client (core/oidc): its tokens serve that client
+   *  only, never authd's own API or pages. */
+  clientId?: string | null
+  /** The scopes granted to that client, space-separated. */
+  scope?: string | null
 }
 
 export interface RefreshToken {

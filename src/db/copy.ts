@@ -38,6 +38,9 @@ export const TABLES = [
   'mfaChallenges',
   'passkeys',
   'webauthnChallenges',
+  'oidcClients',
+  'oidcCodes',
+  'oidcConsents',
   'webhookEndpoints',
   'webhookDeliveries',
   // Last: the rows copied above fired the webhook triggers on the target, writing events for

@@ -33,6 +33,8 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     ],
     mfaChallenges: ['mfa_challenges', 'id', sql`SELECT id FROM mfa_challenges WHERE coalesce(spent_at, expires_at) < ${before} LIMIT ${limit}`],
     webauthnChallenges: ['webauthn_challenges', 'id', sql`SELECT id FROM webauthn_challenges WHERE coalesce(spent_at, expires_at) < ${before} LIMIT ${limit}`],
+    // (by expiry, not spending: a spent code is kept its 60 s so that a second use revokes its grant)
+    oidcCodes: ['oidc_codes', 'id', sql`SELECT id FROM oidc_codes WHERE expires_at < ${before} LIMIT ${limit}`],
     signupRequests: ['signup_requests', 'id', sql`SELECT id FROM signup_requests WHERE created_at < ${before} LIMIT ${limit}`],
     limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} LIMIT ${limit}`],
     // Its key has two columns; picking by created_at deletes only rows past retention (rows

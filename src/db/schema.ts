@@ -110,6 +110,11 @@ export const refreshFamilies = sqliteTable(
     /** When the user last proved who they are in this session (login, or reauthenticate): a
      *  factor or password change needs it within the last few minutes (core/step-up.ts). */
     authAt: integer('auth_at').notNull().default(0),
+    /** Set for a grant to an OpenID Connect client (core/oidc): its tokens serve that client
+     *  only, never authd's own API or pages. */
+    clientId: text('client_id'),
+    /** The scopes granted to that client, space-separated. */
+    scope: text('scope'),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )
@@ -457,4 +462,72 @@ export const webhookDeliveries = sqliteTable(
     // claimNext's test for a delivery in flight at the endpoint (status 'sending', lease not run out)
     index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
   ],
+)
+
+// OpenID Connect clients of a tenant (core/oidc): the secret of a confidential client is
+// stored only as its SHA-256; redirect URIs are a JSON array matched exactly.
+export const oidcClients = sqliteTable(
+  'oidc_clients',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    secretHash: text('secret_hash'),
+    secretPrefix: text('secret_prefix'),
+    redirectUris: text('redirect_uris').notNull(),
+    postLogoutRedirectUris: text('post_logout_redirect_uris').notNull(),
+    firstParty: integer('first_party', { mode: 'boolean' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('oidc_clients_tenant_idx').on(t.tenantId)],
+)
+
+// An authorization code: 60 s, spent once, bound to its client, redirect URI, PKCE challenge
+// and nonce. familyId is the grant its redemption started: a second use revokes it.
+export const oidcCodes = sqliteTable(
+  'oidc_codes',
+  {
+    id: text('id').primaryKey(),
+    codeHash: text('code_hash').notNull(),
+    tenantId: text('tenant_id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    nonce: text('nonce'),
+    scope: text('scope').notNull(),
+    authAt: integer('auth_at').notNull(),
+    amr: text('amr').notNull(),
+    userEpoch: integer('user_epoch').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    spentAt: integer('spent_at'),
+    familyId: text('family_id'),
+  },
+  (t) => [uniqueIndex('oidc_codes_hash_idx').on(t.codeHash), index('oidc_codes_expires_idx').on(t.expiresAt)],
+)
+
+// A user's consent to a third-party client, for the scopes listed (space-separated).
+export const oidcConsents = sqliteTable(
+  'oidc_consents',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    scope: text('scope').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.clientId] })],
 )

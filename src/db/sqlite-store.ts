@@ -16,6 +16,7 @@ import { createPrune } from './retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { createMfaStore } from './mfa-store'
 import { createPasskeyStore } from './passkey-store'
+import { createOidcStore } from './oidc-store'
 import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -309,10 +310,11 @@ export function createSqliteStore(db: Db): Store {
       async findToken(hash) {
         return findTokenSnapshot(hash)
       },
-      async rotate(tokenId, spentAt, successor) {
+      async rotate(tokenId, spentAt, successor, audit) {
         return immediate(() => {
           if (changesOf(q.spendToken.run({ id: tokenId, spentAt })) !== 1) return false
           q.insertToken.run({ ...successor })
+          if (audit) writeAudit(audit)
           return true
         })
       },
@@ -354,6 +356,7 @@ export function createSqliteStore(db: Db): Store {
     signups: createSignupStore(db),
     mfa: createMfaStore(db),
     passkeys: createPasskeyStore(db),
+    oidc: createOidcStore(db),
     outbox: createOutboxStore(db),
     webhooks: createWebhookStore(db),
     limits: createLimitStore(db),

@@ -24,6 +24,7 @@ import { logoutRoute } from './routes/logout'
 import { meRoutes } from './routes/me'
 import { adminRoutes } from './routes/admin'
 import { adminWebhookRoutes } from './routes/admin-webhooks'
+import { adminClientRoutes } from './routes/admin-clients'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -33,6 +34,7 @@ import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
 import { errorPage, PAGES_PREFIX } from './pages/error-page'
 import { pageRoutes } from './pages'
+import { oauthErrorAnswer, oidcCors, oidcRoutes } from './oidc'
 
 export const API_PREFIX = '/api/v1/auth'
 
@@ -48,8 +50,10 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // on every response's headers, before any hook runs.
     .headers(presetHeaders(corsOrigins))
     // (errors on the pages' paths are drawn as pages: server/pages/error-page.ts)
-    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, errorPage))
+    // (the OpenID Provider's JSON endpoints answer errors as RFC 6749 writes them: server/oidc)
+    .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, (request, error) => oauthErrorAnswer(request, error) ?? errorPage(request, error)))
     .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
+    .use(oidcCors())
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))
     // The probes act on nothing and take no body: registered before the body parser and the
@@ -77,7 +81,9 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     )
     .use(adminRoutes(deps))
     .use(adminWebhookRoutes(deps))
+    .use(adminClientRoutes(deps))
     .use(pageRoutes(deps))
+    .use(oidcRoutes(deps))
 }
 
 /** With CORS origins configured, an answer depends on the request's Origin (the

@@ -38,9 +38,14 @@ describe('GET /api/v1/auth/openapi.json', () => {
     expect(result).toEqual({ valid: true })
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/admin/audit',
+      '/api/v1/admin/clients',
+      '/api/v1/admin/clients/{clientId}',
+      '/api/v1/admin/clients/{clientId}/rotate-secret',
       '/api/v1/admin/tenant',
       '/api/v1/admin/users',
       '/api/v1/admin/users/{userId}',
+      '/api/v1/admin/users/{userId}/grants',
+      '/api/v1/admin/users/{userId}/grants/{clientId}',
       '/api/v1/admin/users/{userId}/invite',
       '/api/v1/admin/users/{userId}/mfa',
       '/api/v1/admin/users/{userId}/passkeys',

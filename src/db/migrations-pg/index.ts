@@ -9,6 +9,7 @@ import m5 from './0005_step_up.sql' with { type: 'text' }
 import m6 from './0006_passkeys_and_tenant_pages.sql' with { type: 'text' }
 import m7 from './0007_session_epoch.sql' with { type: 'text' }
 import m8 from './0008_webhooks.sql' with { type: 'text' }
+import m9 from './0009_oidc.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -20,6 +21,7 @@ export const migrationFiles: Record<string, string> = {
   '0006_passkeys_and_tenant_pages': m6,
   '0007_session_epoch': m7,
   '0008_webhooks': m8,
+  '0009_oidc': m9,
 }
 
 export { journal }

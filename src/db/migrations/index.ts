@@ -13,6 +13,7 @@ import m9 from './0009_step_up.sql' with { type: 'text' }
 import m10 from './0010_passkeys_and_tenant_pages.sql' with { type: 'text' }
 import m11 from './0011_session_epoch.sql' with { type: 'text' }
 import m12 from './0012_webhooks.sql' with { type: 'text' }
+import m13 from './0013_oidc.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -28,6 +29,7 @@ export const migrationFiles: Record<string, string> = {
   '0010_passkeys_and_tenant_pages': m10,
   '0011_session_epoch': m11,
   '0012_webhooks': m12,
+  '0013_oidc': m13,
 }
 
 export { journal }

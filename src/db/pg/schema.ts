@@ -103,6 +103,8 @@ export const refreshFamilies = pgTable(
     /** When the user last proved who they are in this session (login, or reauthenticate): a
      *  factor or password change needs it within the last few minutes (core/step-up.ts). */
     authAt: ms('auth_at').notNull().default(0),
+    clientId: text('client_id'),
+    scope: text('scope'),
   },
   (t) => [index('refresh_families_user_idx').on(t.userId)],
 )
@@ -405,4 +407,67 @@ export const webhookDeliveries = pgTable(
     // claimNext's test for a delivery in flight at the endpoint (status 'sending', lease not run out)
     index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
   ],
+)
+
+export const oidcClients = pgTable(
+  'oidc_clients',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    secretHash: text('secret_hash'),
+    secretPrefix: text('secret_prefix'),
+    redirectUris: text('redirect_uris').notNull(),
+    postLogoutRedirectUris: text('post_logout_redirect_uris').notNull(),
+    firstParty: boolean('first_party').notNull(),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [index('oidc_clients_tenant_idx').on(t.tenantId)],
+)
+
+export const oidcCodes = pgTable(
+  'oidc_codes',
+  {
+    id: text('id').primaryKey(),
+    codeHash: text('code_hash').notNull(),
+    tenantId: text('tenant_id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    nonce: text('nonce'),
+    scope: text('scope').notNull(),
+    authAt: ms('auth_at').notNull(),
+    amr: text('amr').notNull(),
+    userEpoch: integer('user_epoch').notNull(),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+    spentAt: ms('spent_at'),
+    familyId: text('family_id'),
+  },
+  (t) => [uniqueIndex('oidc_codes_hash_idx').on(t.codeHash), index('oidc_codes_expires_idx').on(t.expiresAt)],
+)
+
+export const oidcConsents = pgTable(
+  'oidc_consents',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    scope: text('scope').notNull(),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.clientId] })],
 )

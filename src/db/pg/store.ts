@@ -17,6 +17,7 @@ import { createPgPasswordResetStore, createPgSetupTokenStore } from './password-
 import { createPgPrune } from '../retention-store'
 import { createPgMfaStore } from './mfa-store'
 import { createPgPasskeyStore } from './passkey-store'
+import { createPgOidcStore } from './oidc-store'
 import { createPgSignupStore } from './signup-store'
 import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
@@ -100,6 +101,20 @@ const ROTATE_TOKEN = `
   INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
   SELECT $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11
   WHERE EXISTS (SELECT 1 FROM spent)
+  RETURNING id`
+
+// A rotation with the audit event that reports it (an OpenID grant's refresh, core/oidc): one statement.
+const ROTATE_TOKEN_AUDITED = `
+  WITH spent AS (
+    UPDATE refresh_tokens SET spent_at = $2::bigint WHERE id = $1 AND spent_at IS NULL RETURNING id
+  ), successor AS (
+    INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
+    SELECT $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11
+    WHERE EXISTS (SELECT 1 FROM spent)
+    RETURNING id
+  )
+  INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
+  SELECT $12::bigint, $13, $14, $15, $16, $17, $18, $19 FROM successor
   RETURNING id`
 
 function createRawPgStore(db: PgDb): Store {
@@ -336,13 +351,18 @@ function createRawPgStore(db: PgDb): Store {
         const [row] = await q.tokenByHash.execute({ hash })
         return row ?? null
       },
-      async rotate(tokenId, spentAt, successor) {
+      async rotate(tokenId, spentAt, successor, audit) {
         // One statement, so one round trip and no transaction held across awaits (it was
         // BEGIN, UPDATE, INSERT, COMMIT). Concurrent rotations of one token, on any
         // instances: the row lock makes the others wait, then re-check spent_at and find the
         // token spent, so they insert nothing.
         const s = successor
-        const rows = await db.$client.unsafe(ROTATE_TOKEN, [tokenId, spentAt, s.id, s.familyId, s.tokenHash, s.createdAt, s.expiresAt, s.spentAt, s.accessKid, s.ip, s.userAgent])
+        const rotation = [tokenId, spentAt, s.id, s.familyId, s.tokenHash, s.createdAt, s.expiresAt, s.spentAt, s.accessKid, s.ip, s.userAgent]
+        if (audit) {
+          const a = toAuditRow(audit)
+          return (await db.$client.unsafe(ROTATE_TOKEN_AUDITED, [...rotation, a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])).length === 1
+        }
+        const rows = await db.$client.unsafe(ROTATE_TOKEN, rotation)
         return rows.length === 1
       },
       async findSession(familyId) {
@@ -380,6 +400,7 @@ function createRawPgStore(db: PgDb): Store {
     signups: createPgSignupStore(db),
     mfa: createPgMfaStore(db),
     passkeys: createPgPasskeyStore(db),
+    oidc: createPgOidcStore(db),
     outbox: createPgOutboxStore(db),
     webhooks: createPgWebhookStore(db),
     limits: createPgLimitStore(db),

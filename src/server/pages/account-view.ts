@@ -75,7 +75,7 @@ ${problems(t, formProblems(state))}
 <ul class="sessions">${sessions.map((session) => sessionItem(page, lang, session))}</ul>
 ${form({ action: `${page.base}/account/logout-all`, token: page.token, submit: t('account.endAll'), secondary: true })}
 ${await protectedChanges(deps, page, caller, state)}
-<p class="links"><a href="${page.base}/logout">${t('account.signOut')}</a></p>`
+<p class="links"><a href="${page.base}/account/apps">${t('oidc.apps.title')}</a> · <a href="${page.base}/logout">${t('account.signOut')}</a></p>`
   return page.render(t('account.title'), main, { status, retryAfter })
 }
 

@@ -78,9 +78,11 @@ export const loginPages = (deps: Deps) =>
       const page = await openPage(deps, ctx)
       const { returnTo, refused } = returnToOf(page, ctx.query?.return_to ?? '')
       if (refused) return loginPage(page, refused, '', 400)
-      if (page.caller) return page.redirect(returnTo ?? `${page.base}/account`)
+      // (prompt=login: an OpenID client asked for a fresh sign-in, server/oidc/authorize.ts)
+      if (page.caller && ctx.query?.prompt !== 'login') return page.redirect(returnTo ?? `${page.base}/account`)
       const done = noticeOf(DONE, ctx.query?.done)
-      return loginPage(page, done ? { notice: page.t(done) } : {}, returnTo ?? '')
+      const hint = ctx.query?.login_hint ? { values: { email: ctx.query.login_hint.slice(0, 320) } } : {}
+      return loginPage(page, done ? { notice: page.t(done), ...hint } : hint, returnTo ?? '')
     })
     .post('/login', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)

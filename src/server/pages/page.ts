@@ -12,6 +12,8 @@ import { randomToken } from '../../core/secrets'
 import { authenticateSessionToken, type Caller } from '../../core/signed-in-user'
 import { findTenantForPages, isPlainHost } from '../../core/tenant-pages'
 import type { Tenant } from '../../core/types'
+import { oidcFormTargets } from '../oidc/form-targets'
+import { formValue } from './forms'
 import { pageCookieNames, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
 import type { SafeHtml } from './html'
 import { layout, logoSource } from './layout'
@@ -81,6 +83,8 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
   // The tenant's registered origins are those of its passkeys' relying party: the pages and
   // apps it runs ceremonies on (by default authd's own).
   const returnOrigins = [...new Set([origin, ...relyingPartyOf(deps.config, tenant).origins])]
+  // A sign-in on its way back to an OpenID client: the client's redirect URIs too (server/oidc).
+  returnOrigins.push(...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to'))))
   const page: Page = {
     tenant,
     base,
@@ -98,7 +102,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
       // (a URL stored before hosts were checked is drawn, but its host is no CSP source)
       const logoUrl = logo?.startsWith('https:') ? new URL(logo) : null
       const logoOrigin = logoUrl && isPlainHost(logoUrl) ? [logoUrl.origin] : []
-      Object.assign(ctx.set.headers, securityHeaders(contentSecurityPolicy(nonce, logoOrigin, returnOrigins), options.referrerPolicy ?? 'same-origin'))
+      Object.assign(ctx.set.headers, securityHeaders(contentSecurityPolicy(nonce, logoOrigin, page.returnOrigins), options.referrerPolicy ?? 'same-origin'))
       if (options.retryAfter !== undefined) ctx.set.headers['retry-after'] = String(options.retryAfter)
       ctx.set.status = options.status ?? 200
       return layout({ tenant, base, t, nonce }, title, main)

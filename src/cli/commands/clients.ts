@@ -1,0 +1,90 @@
+// `authd clients …`: the OpenID Connect clients of a tenant (product spec §21), through the
+// same domain functions as the admin API. A confidential client's secret is printed once.
+import type { Command } from 'commander'
+import { createClient, deleteClient, listClients, rotateClientSecret, toClientView, updateClient, type ClientView } from '../../core/oidc/clients'
+import { tenantPagesUrl } from '../../core/tenant-pages'
+import { contextFrom } from '../context'
+import { required, table, UsageError } from '../io'
+import type { Env } from '../index'
+
+/** A repeatable option: every --redirect-uri adds one. */
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+const summary = (c: ClientView) => `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}`
+
+export function registerClients(program: Command, env: Env) {
+  const clients = program.command('clients').description('OpenID Connect clients: applications that sign their users in with authd')
+
+  clients
+    .command('create')
+    .description('register a client; a confidential client’s secret is printed once and never again')
+    .option('--tenant <tenantId>', 'the tenant whose issuer the client uses')
+    .option('--name <name>', 'the name users see on the consent page')
+    .option('--redirect-uri <uri>', 'a redirect URI, matched exactly (repeat for several)', collect)
+    .option('--post-logout-redirect-uri <uri>', 'where end_session may send the browser back to (repeat for several)', collect)
+    .option('--public', 'a public client (single-page or native app): no secret, PKCE only')
+    .option('--first-party', 'the operator’s own application: no consent page')
+    .action(async (opts: { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
+      const name = await required(ctx.out, opts.name, '--name', 'Client name')
+      if (!opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri')
+      const created = await ctx.withRuntime(async (rt) => {
+        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [], public: opts.public === true, firstParty: opts.firstParty === true })
+        const tenant = (await rt.store.tenants.get(tenantId))!
+        return { client: toClientView(client), clientSecret, issuer: tenantPagesUrl(rt.config, tenant) }
+      })
+      ctx.out.result(created, () => [
+        `created ${summary(created.client)}`,
+        `issuer: ${created.issuer}`,
+        `client_id: ${created.client.clientId}`,
+        ...(created.clientSecret ? [`client_secret: ${created.clientSecret}`, 'Store it now: it is not shown again.'] : []),
+      ])
+    })
+
+  clients
+    .command('list')
+    .description('list a tenant’s clients (never their secrets)')
+    .option('--tenant <tenantId>', 'the tenant')
+    .action(async (opts: { tenant?: string }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
+      const rows = (await ctx.withRuntime((rt) => listClients(rt, tenantId))).map(toClientView)
+      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'firstParty', 'redirectUris', 'createdAt']))
+    })
+
+  clients
+    .command('update <clientId>')
+    .description('change a client: each list given replaces the one it had')
+    .option('--name <name>', 'the name users see')
+    .option('--redirect-uri <uri>', 'a redirect URI (repeat for several)', collect)
+    .option('--post-logout-redirect-uri <uri>', 'a post-logout redirect URI (repeat for several)', collect)
+    .option('--first-party', 'no consent page from now on')
+    .option('--third-party', 'users consent on first use from now on')
+    .action(async (clientId: string, opts: { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean }, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      if (opts.firstParty && opts.thirdParty) throw new UsageError('give --first-party or --third-party, not both')
+      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party or --third-party')
+      const firstParty = opts.firstParty ? true : opts.thirdParty ? false : undefined
+      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty })))
+      ctx.out.result(updated, () => `updated ${summary(updated)}`)
+    })
+
+  clients
+    .command('rotate-secret <clientId>')
+    .description('replace a confidential client’s secret; the old one stops working at once')
+    .action(async (clientId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const { client, clientSecret } = await ctx.withRuntime((rt) => rotateClientSecret(rt, clientId))
+      ctx.out.result({ clientId: client.id, clientSecret }, () => [`new secret for client ${client.name} (${client.id})`, `client_secret: ${clientSecret}`, 'Store it now: it is not shown again.'])
+    })
+
+  clients
+    .command('delete <clientId>')
+    .description('delete a client: its grants are revoked, its consents forgotten')
+    .action(async (clientId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      await ctx.withRuntime((rt) => deleteClient(rt, clientId))
+      ctx.out.result({ clientId }, () => `deleted client ${clientId}`)
+    })
+}

@@ -1,0 +1,80 @@
+// What the provider's tokens open after they are issued (product spec §21): the userinfo
+// endpoint, revocation (RFC 7009), and an id_token_hint at end_session. Tokens are verified
+// with jose against the key ring (ES256 only, this issuer only), and an access token counts
+// only while its grant (the refresh family it names in `sid`) is live.
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
+import { auditEvent, type Actor } from '../audit'
+import type { Deps } from '../deps'
+import { sha256 } from '../secrets'
+import type { Tenant } from '../types'
+import { invalidRequest, invalidToken } from './errors'
+import { userClaims } from './tokens'
+import type { OidcClient } from './types'
+
+/** Verifies a JWT this issuer signed, with the key its header names (ES256 only), via jose. */
+async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string, issuer: string, options: { typ?: string; acceptExpired?: boolean }): Promise<JWTPayload> {
+  if (token.length > 8192) throw invalidToken()
+  try {
+    const header = decodeProtectedHeader(token)
+    const key = typeof header.kid === 'string' ? await deps.keyRing.publicKey(header.kid) : null
+    if (!key) throw invalidToken()
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['ES256'],
+      issuer,
+      typ: options.typ,
+      currentDate: options.acceptExpired ? new Date(0) : new Date(deps.clock.now()),
+    })
+    return payload
+  } catch {
+    throw invalidToken()
+  }
+}
+
+/** The live grant an access token was issued for, with its user; invalid_token for anything else. */
+async function grantOfAccessToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, token: string) {
+  const claims = await verifyIssued(deps, token, issuer, { typ: 'at+jwt' })
+  if (claims.aud !== issuer || typeof claims.sid !== 'string') throw invalidToken()
+  const found = await deps.store.sessions.findSession(claims.sid)
+  const now = deps.clock.now()
+  if (!found || found.tenant.id !== tenant.id || found.family.clientId !== claims.client_id || found.family.userId !== claims.sub) throw invalidToken()
+  if (found.family.revokedAt !== null || found.family.expiresAt <= now || found.user.disabledAt !== null || found.tenant.disabledAt !== null) throw invalidToken()
+  return { ...found, scope: typeof claims.scope === 'string' ? claims.scope : '' }
+}
+
+/** The userinfo endpoint (Core §5.3): `sub` and the claims of the token's scopes. */
+export async function userInfo(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, authorization: string | null): Promise<Record<string, unknown>> {
+  const token = /^Bearer +([A-Za-z0-9._-]+) *$/i.exec(authorization ?? '')?.[1]
+  if (!token) throw invalidToken()
+  const grant = await grantOfAccessToken(deps, tenant, issuer, token)
+  return { sub: grant.user.id, ...userClaims(grant.user, grant.scope.split(' ')) }
+}
+
+/**
+ * The revocation endpoint (RFC 7009): a refresh token or an access token of this client ends
+ * its grant. Unknown tokens, and another client's, are answered the same (200) and left alone.
+ */
+export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, client: OidcClient, token: string | undefined, actor: Actor): Promise<void> {
+  if (!token) throw invalidRequest('token is required')
+  if (token.length > 8192) return
+  let familyId: string | null = null
+  if (token.split('.').length === 3) {
+    familyId = await grantOfAccessToken(deps, tenant, issuer, token).then(
+      (grant) => (grant.family.clientId === client.id ? grant.family.id : null),
+      () => null,
+    )
+  } else if (token.length <= 128) {
+    const found = await deps.store.sessions.findToken(sha256(token))
+    if (found && found.family.clientId === client.id && found.family.revokedAt === null) familyId = found.family.id
+  }
+  if (familyId === null) return
+  const revoked = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: tenant.id, detail: { clientId: client.id, familyId } })
+  await deps.store.sessions.revokeFamily(familyId, deps.clock.now(), 'revoked-by-client', revoked)
+}
+
+/** An id_token_hint at end_session: one this issuer signed (expired ones too, as RP-initiated logout allows). */
+export async function verifyIdTokenHint(deps: Pick<Deps, 'keyRing' | 'clock'>, issuer: string, token: string): Promise<{ sub: string; aud: string; sid: string | null }> {
+  const claims = await verifyIssued(deps, token, issuer, { acceptExpired: true })
+  if (typeof claims.sub !== 'string' || typeof claims.aud !== 'string') throw invalidToken()
+  return { sub: claims.sub, aud: claims.aud, sid: typeof claims.sid === 'string' ? claims.sid : null }
+}
+

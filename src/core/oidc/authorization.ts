@@ -1,0 +1,188 @@
+// The authorization endpoint's rules (product spec §21; OpenID Connect Core §3.1.2, OAuth 2.1):
+// the code flow only, PKCE with S256 only, the redirect URI matched exactly. A request is
+// judged in two stages, as panva's oidc-provider does: until the client and its redirect URI
+// are known good, an error is shown to the user and never sent anywhere (an open redirector
+// otherwise); after that, errors go back to the client with its `state` and our `iss`.
+import { audit, type Actor } from '../audit'
+import type { Deps } from '../deps'
+import { randomToken, sha256 } from '../secrets'
+import type { Caller } from '../signed-in-user'
+import type { Tenant } from '../types'
+import { invalidRequest, OAuthError } from './errors'
+import type { OidcClient } from './types'
+
+export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const
+export const PROMPT_VALUES = ['none', 'login', 'consent'] as const
+/** A code lives this long (product spec §21). */
+export const CODE_TTL_MS = 60_000
+/** Set on the authorize URL a sign-in returns to: the sign-in it asked for (prompt=login, or
+ *  an old one under max_age) happened after this time, so it is not asked for again. */
+export const SIGNED_IN_AFTER = 'authd_signed_in_after'
+
+const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
+const MAX_PARAM_LENGTH = 2000
+
+/** The request's parameters: each name once (RFC 6749 §3.1: a repeated parameter is an error). */
+export type Params = Map<string, string>
+
+export function paramsOf(entries: Iterable<[string, string]>): Params | 'repeated' {
+  const params: Params = new Map()
+  for (const [name, value] of entries) {
+    if (params.has(name)) return 'repeated'
+    params.set(name, value)
+  }
+  return params
+}
+
+export interface AuthorizationRequest {
+  client: OidcClient
+  redirectUri: string
+  state: string | null
+  nonce: string | null
+  /** The scopes asked for that authd knows (others are ignored, as Core §3.1.2.1 allows). */
+  scopes: string[]
+  codeChallenge: string
+  prompt: Set<string>
+  maxAgeSec: number | null
+  loginHint: string | null
+  signedInAfter: number | null
+}
+
+/** Stage one: the client and the redirect URI. A failure here is shown, never redirected (null: no client_id at all). */
+export async function findClientAndRedirect(deps: Pick<Deps, 'store'>, tenant: Tenant, params: Params): Promise<{ client: OidcClient; redirectUri: string }> {
+  const clientId = params.get('client_id') ?? ''
+  const client = clientId !== '' && clientId.length <= 100 ? await deps.store.oidc.getClient(clientId) : null
+  // Another tenant's client is unknown at this tenant's issuer.
+  if (!client || client.tenantId !== tenant.id) throw new OAuthError('invalid_client', 'unknown client_id')
+  const redirectUri = params.get('redirect_uri') ?? ''
+  // Exactly as registered: no prefix, no normalisation, no default even for a single URI.
+  if (!client.redirectUris.includes(redirectUri)) throw invalidRequest('redirect_uri is not one this client registered')
+  return { client, redirectUri }
+}
+
+const optional = (params: Params, name: string): string | null => {
+  const value = params.get(name)
+  if (value === undefined || value === '') return null
+  if (value.length > MAX_PARAM_LENGTH) throw invalidRequest(`${name} is too long`)
+  return value
+}
+
+/** Stage two: everything else. A failure here is redirected to the client (with its state). */
+export function parseAuthorizationRequest(params: Params, client: OidcClient, redirectUri: string): AuthorizationRequest {
+  if (params.has('request')) throw new OAuthError('request_not_supported', 'request objects are not supported')
+  if (params.has('request_uri')) throw new OAuthError('request_uri_not_supported', 'request_uri is not supported')
+  const responseType = params.get('response_type')
+  if (responseType === undefined) throw invalidRequest('response_type is required')
+  // The code flow only: no implicit or hybrid flow (OAuth 2.1).
+  if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code is supported')
+  const responseMode = params.get('response_mode')
+  if (responseMode !== undefined && responseMode !== 'query') throw invalidRequest('only response_mode=query is supported')
+  const requested = (params.get('scope') ?? '').split(' ').filter((s) => s !== '')
+  if (!requested.includes('openid')) throw new OAuthError('invalid_scope', 'the openid scope is required')
+  const scopes = SUPPORTED_SCOPES.filter((s) => requested.includes(s))
+  const codeChallenge = params.get('code_challenge')
+  if (codeChallenge === undefined) throw invalidRequest('code_challenge is required (PKCE with S256)')
+  // Absent, the method would be `plain` (RFC 7636 §4.3), which OAuth 2.1 forbids.
+  if (params.get('code_challenge_method') !== 'S256') throw invalidRequest('code_challenge_method must be S256 (plain is not supported)')
+  if (!CODE_CHALLENGE.test(codeChallenge)) throw invalidRequest('code_challenge must be the base64url SHA-256 of the code_verifier')
+  const prompt = new Set((params.get('prompt') ?? '').split(' ').filter((p) => p !== ''))
+  for (const value of prompt) if (!(PROMPT_VALUES as readonly string[]).includes(value)) throw invalidRequest(`prompt ${value} is not supported`)
+  if (prompt.has('none') && prompt.size > 1) throw invalidRequest('prompt=none must be alone')
+  const maxAge = optional(params, 'max_age')
+  if (maxAge !== null && !/^\d{1,9}$/.test(maxAge)) throw invalidRequest('max_age must be a number of seconds')
+  const signedInAfter = optional(params, SIGNED_IN_AFTER)
+  return {
+    client,
+    redirectUri,
+    state: optional(params, 'state'),
+    nonce: optional(params, 'nonce'),
+    scopes,
+    codeChallenge,
+    prompt,
+    maxAgeSec: maxAge === null ? null : Number(maxAge),
+    loginHint: optional(params, 'login_hint'),
+    signedInAfter: signedInAfter !== null && /^\d{1,15}$/.test(signedInAfter) ? Number(signedInAfter) : null,
+  }
+}
+
+/** What the request needs next: the user to sign in, the user's consent, or nothing (a code). */
+export type AuthorizationStep = { step: 'login' } | { step: 'consent' } | { step: 'code'; code: string }
+
+/**
+ * Decides the next step for a browser signed in as `caller` (or not), and issues the code when
+ * nothing is missing. prompt=none never shows a page: what would be shown is an error instead.
+ * @param consented the user has just allowed the request on the consent page
+ */
+export async function authorize(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  tenant: Tenant,
+  request: AuthorizationRequest,
+  caller: Caller | null,
+  actor: Actor,
+  consented = false,
+): Promise<AuthorizationStep> {
+  const now = deps.clock.now()
+  const signedInRecently = caller !== null && request.signedInAfter !== null && caller.authAt >= request.signedInAfter
+  const tooOld = caller !== null && request.maxAgeSec !== null && now - caller.authAt > request.maxAgeSec * 1000
+  if (!caller || (!signedInRecently && (request.prompt.has('login') || tooOld))) {
+    if (request.prompt.has('none')) throw new OAuthError('login_required', 'the user is not signed in')
+    return { step: 'login' }
+  }
+  if (!request.client.firstParty && !consented) {
+    const consent = await deps.store.oidc.findConsent(caller.user.id, request.client.id)
+    const covered = consent !== null && request.scopes.every((s) => consent.scope.split(' ').includes(s))
+    if (!covered || request.prompt.has('consent')) {
+      if (request.prompt.has('none')) throw new OAuthError('consent_required', 'the user has not allowed this client')
+      return { step: 'consent' }
+    }
+  }
+  return { step: 'code', code: await issueCode(deps, tenant, request, caller, actor) }
+}
+
+async function issueCode(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, request: AuthorizationRequest, caller: Caller, actor: Actor): Promise<string> {
+  const now = deps.clock.now()
+  const session = await deps.store.sessions.findSession(caller.sessionId)
+  const code = randomToken(32)
+  await deps.store.oidc.insertCode({
+    id: Bun.randomUUIDv7(),
+    codeHash: sha256(code),
+    tenantId: tenant.id,
+    clientId: request.client.id,
+    userId: caller.user.id,
+    sessionId: caller.sessionId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    nonce: request.nonce,
+    scope: request.scopes.join(' '),
+    authAt: caller.authAt,
+    amr: session?.family.amr ?? 'pwd',
+    userEpoch: caller.user.sessionEpoch,
+    createdAt: now,
+    expiresAt: now + CODE_TTL_MS,
+    spentAt: null,
+    familyId: null,
+  })
+  await audit(deps, 'oidc.code_issued', actor, { tenantId: tenant.id, userId: caller.user.id, detail: { clientId: request.client.id, scope: request.scopes.join(' ') } })
+  return code
+}
+
+/** The user allowed the request on the consent page: the consent is kept (widened to these scopes). */
+export async function giveConsent(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, request: AuthorizationRequest, caller: Caller, actor: Actor): Promise<void> {
+  const earlier = await deps.store.oidc.findConsent(caller.user.id, request.client.id)
+  const scope = [...new Set([...(earlier?.scope.split(' ') ?? []), ...request.scopes])].join(' ')
+  await deps.store.oidc.saveConsent({ userId: caller.user.id, clientId: request.client.id, tenantId: tenant.id, scope, createdAt: deps.clock.now() })
+  await audit(deps, 'oidc.consent_given', actor, { tenantId: tenant.id, userId: caller.user.id, detail: { clientId: request.client.id, scope } })
+}
+
+/**
+ * Where the browser goes back to the client: the redirect URI (its own query kept) with the
+ * answer's parameters, `state` as sent and `iss` (RFC 9207: the client can tell which issuer
+ * answered, against mix-up attacks).
+ */
+export function clientRedirect(redirectUri: string, issuer: string, state: string | null, answer: Record<string, string>): string {
+  const url = new URL(redirectUri)
+  for (const [name, value] of Object.entries(answer)) url.searchParams.append(name, value)
+  if (state !== null) url.searchParams.append('state', state)
+  url.searchParams.append('iss', issuer)
+  return url.href
+}

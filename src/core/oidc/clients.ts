@@ -1,0 +1,174 @@
+// OpenID Connect clients of a tenant (product spec §21): `authd clients …` and the admin API
+// both go through these functions. A confidential client's secret is `authd_cs_` + 256 random
+// bits, shown once and stored as its SHA-256 (like an API key); it is compared in constant
+// time. A public client (a single-page or native app) has no secret and must use PKCE.
+import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit'
+import type { Deps } from '../deps'
+import { badRequest, notFoundById } from '../errors'
+import { randomToken, safeEqual, sha256 } from '../secrets'
+import { getTenant, validateName } from '../tenants'
+import { invalidClient } from './errors'
+import type { OidcClient } from './types'
+
+const SECRET_PREFIX = 'authd_cs_'
+const VISIBLE_PREFIX_LENGTH = SECRET_PREFIX.length + 4
+const MAX_URIS = 20
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+// A native app's private-use scheme (RFC 8252 §7.1): reverse domain notation, so it has a dot.
+const PRIVATE_SCHEME = /^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/
+
+/**
+ * A redirect URI as a client registers it: absolute, no fragment (RFC 6749 §3.1.2), https, or
+ * http on the loopback interface only (RFC 8252 §7.3), or a native app's private-use scheme.
+ * It is matched character for character at the authorization endpoint, never by prefix.
+ */
+export function validateRedirectUri(field: string, raw: unknown): string {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2000) throw badRequest(`${field} must be an absolute URI of at most 2000 characters`)
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw badRequest(`${field} must be an absolute URI`)
+  }
+  if (raw.includes('#')) throw badRequest(`${field} must not have a fragment`)
+  if (url.username || url.password) throw badRequest(`${field} must not carry a user name or password`)
+  const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) || PRIVATE_SCHEME.test(url.protocol)
+  if (!allowed) throw badRequest(`${field} must be https (http only on localhost or 127.0.0.1), or a private-use scheme such as com.example.app:/callback`)
+  return raw
+}
+
+function validateUris(field: string, raw: unknown, atLeastOne: boolean): string[] {
+  if (!Array.isArray(raw) || raw.length > MAX_URIS || (atLeastOne && raw.length === 0)) throw badRequest(`${field} must be a list of ${atLeastOne ? '1' : '0'} to ${MAX_URIS} URIs`)
+  return [...new Set(raw.map((uri) => validateRedirectUri(field, uri)))]
+}
+
+const newSecret = () => {
+  const secret = SECRET_PREFIX + randomToken(32)
+  return { secret, secretHash: sha256(secret), secretPrefix: secret.slice(0, VISIBLE_PREFIX_LENGTH) }
+}
+
+/** A client as admins see it: never the secret or its hash. */
+export function toClientView(client: OidcClient) {
+  return {
+    clientId: client.id,
+    tenantId: client.tenantId,
+    name: client.name,
+    type: client.secretHash === null ? ('public' as const) : ('confidential' as const),
+    secretPrefix: client.secretPrefix,
+    redirectUris: client.redirectUris,
+    postLogoutRedirectUris: client.postLogoutRedirectUris,
+    firstParty: client.firstParty,
+    createdAt: new Date(client.createdAt).toISOString(),
+    updatedAt: new Date(client.updatedAt).toISOString(),
+  }
+}
+
+export type ClientView = ReturnType<typeof toClientView>
+
+export interface ClientInput {
+  name?: unknown
+  redirectUris?: unknown
+  postLogoutRedirectUris?: unknown
+  public?: unknown
+  firstParty?: unknown
+}
+
+const flag = (field: string, raw: unknown) => {
+  if (raw !== undefined && typeof raw !== 'boolean') throw badRequest(`${field} must be true or false`)
+  return raw === true
+}
+
+/** `authd clients create` and POST /api/v1/admin/clients: the secret (for a confidential client) is in the answer only. */
+export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, input: ClientInput, actor: Actor = CLI_ACTOR): Promise<{ client: OidcClient; clientSecret: string | null }> {
+  const name = validateName('name', input.name)
+  const redirectUris = validateUris('redirectUris', input.redirectUris, true)
+  const postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris ?? [], false)
+  const isPublic = flag('public', input.public)
+  const firstParty = flag('firstParty', input.firstParty)
+  await getTenant(deps, tenantId)
+  const now = deps.clock.now()
+  const secret = isPublic ? null : newSecret()
+  const client: OidcClient = {
+    id: Bun.randomUUIDv7(),
+    tenantId,
+    name,
+    secretHash: secret?.secretHash ?? null,
+    secretPrefix: secret?.secretPrefix ?? null,
+    redirectUris,
+    postLogoutRedirectUris,
+    firstParty,
+    createdAt: now,
+    updatedAt: now,
+  }
+  await deps.store.oidc.insertClient(client)
+  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty } })
+  return { client, clientSecret: secret?.secret ?? null }
+}
+
+/** A client the actor may see (the admin API: its own tenant's only); 404 otherwise. */
+export async function getClient(deps: Pick<Deps, 'store'>, clientId: string, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
+  const client = clientId.length <= 100 ? await deps.store.oidc.getClient(clientId) : null
+  if (!client || !actorSees(actor, client.tenantId)) throw notFoundById('Client', clientId)
+  return client
+}
+
+export async function listClients(deps: Pick<Deps, 'store'>, tenantId: string): Promise<OidcClient[]> {
+  await getTenant(deps, tenantId)
+  return deps.store.oidc.listClients(tenantId)
+}
+
+/** `authd clients update` and PATCH /api/v1/admin/clients/{clientId}: what is given replaces what was. */
+export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, input: Omit<ClientInput, 'public'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
+  const changes: Partial<OidcClient> = {}
+  if (input.name !== undefined) changes.name = validateName('name', input.name)
+  if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, true)
+  if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)
+  if (input.firstParty !== undefined) changes.firstParty = flag('firstParty', input.firstParty)
+  const client = await getClient(deps, clientId, actor)
+  if (Object.keys(changes).length === 0) return client
+  const updated = await deps.store.oidc.updateClient(client.id, { ...changes, updatedAt: deps.clock.now() })
+  if (!updated) throw notFoundById('Client', clientId)
+  await audit(deps, 'oidc_client.updated', actor, { tenantId: client.tenantId, detail: { clientId, changed: Object.keys(changes) } })
+  return updated
+}
+
+/** A new secret for a confidential client; the old one stops working at once. */
+export async function rotateClientSecret(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, actor: Actor = CLI_ACTOR): Promise<{ client: OidcClient; clientSecret: string }> {
+  const client = await getClient(deps, clientId, actor)
+  if (client.secretHash === null) throw badRequest('A public client has no secret')
+  const { secret, secretHash, secretPrefix } = newSecret()
+  const updated = await deps.store.oidc.updateClient(client.id, { secretHash, secretPrefix, updatedAt: deps.clock.now() })
+  if (!updated) throw notFoundById('Client', clientId)
+  await audit(deps, 'oidc_client.secret_rotated', actor, { tenantId: client.tenantId, detail: { clientId, secretPrefix } })
+  return { client: updated, clientSecret: secret }
+}
+
+/** Deletes the client: its codes and consents go, its grants are revoked. */
+export async function deleteClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, actor: Actor = CLI_ACTOR): Promise<void> {
+  const client = await getClient(deps, clientId, actor)
+  if (!(await deps.store.oidc.deleteClient(client.id, deps.clock.now()))) throw notFoundById('Client', clientId)
+  await audit(deps, 'oidc_client.deleted', actor, { tenantId: client.tenantId, detail: { clientId } })
+}
+
+/** How a client authenticated at the token or revocation endpoint, as the request carried it. */
+export interface PresentedClient {
+  clientId: string
+  /** null: none presented (method `none`). */
+  secret: string | null
+}
+
+/**
+ * The client a token or revocation request authenticates as: one of the tenant's (another
+ * tenant's client is unknown here), with its secret for a confidential client (compared in
+ * constant time) and without one for a public client. Every failure is the same invalid_client.
+ */
+export async function authenticateClient(deps: Pick<Deps, 'store'>, tenantId: string, presented: PresentedClient): Promise<OidcClient> {
+  const client = presented.clientId.length <= 100 ? await deps.store.oidc.getClient(presented.clientId) : null
+  if (!client || client.tenantId !== tenantId) throw invalidClient()
+  if (client.secretHash === null) {
+    if (presented.secret !== null) throw invalidClient()
+    return client
+  }
+  if (presented.secret === null || presented.secret.length > 200 || !safeEqual(sha256(presented.secret), client.secretHash)) throw invalidClient()
+  return client
+}

@@ -1,0 +1,179 @@
+// The token endpoint's grants and the tokens they issue (what the tokens open: access.ts) (product spec
+// §21). A redeemed code starts a grant: a refresh family of §4 that belongs to the client
+// (RefreshFamily.clientId), so refresh rotation, the grace period and reuse detection are
+// those of authd's own sessions, and ending the user's sessions ends their grants too.
+//
+// The ID token is signed with jose (a JWT library that runs on Bun) with the key ring's key;
+// access tokens for userinfo are JWTs (RFC 9068, typ at+jwt) signed like authd's own access
+// tokens, synchronously, but with this issuer: authd's own API (whose issuer is
+// AUTHD_ISSUER) never accepts one, and they name their grant (`sid`), so a revoked grant's
+// tokens stop working at userinfo at once.
+import { createHash, sign } from 'node:crypto'
+import { SignJWT } from 'jose'
+import { auditEvent, type Actor } from '../audit'
+import type { Deps } from '../deps'
+import { AppError } from '../errors'
+import { randomToken, sha256 } from '../secrets'
+import { newTokenRecord, rotateRefreshToken } from '../sessions'
+import type { ActiveSigningKey } from '../signing-keys'
+import type { RefreshFamily, Tenant, User } from '../types'
+import { invalidGrant, invalidRequest, OAuthError } from './errors'
+import type { OidcClient, OidcCode } from './types'
+
+type TokenDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys'>
+
+/** A grant without offline_access backs its access tokens only, so it ends with the last of them. */
+const OFFLINE_SCOPE = 'offline_access'
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/
+
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  id_token: string
+  scope: string
+  refresh_token?: string
+}
+
+/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
+export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
+
+/** OpenID Connect Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
+export const atHash = (accessToken: string) => createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url')
+
+/** grant_type=authorization_code. Checks as oidc-provider does, before the code is spent; a spent code revokes what its first use gave. */
+export async function exchangeCode(
+  deps: TokenDeps,
+  tenant: Tenant,
+  issuer: string,
+  client: OidcClient,
+  input: { code: string | undefined; redirectUri: string | undefined; codeVerifier: string | undefined },
+  actor: Actor,
+): Promise<TokenResponse> {
+  if (!input.code) throw invalidRequest('code is required')
+  if (!input.redirectUri) throw invalidRequest('redirect_uri is required')
+  if (!input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE)')
+  if (!CODE_VERIFIER.test(input.codeVerifier)) throw invalidGrant('code_verifier is malformed')
+  const code = input.code.length <= 128 ? await deps.store.oidc.findCode(sha256(input.code)) : null
+  const now = deps.clock.now()
+  if (!code || code.tenantId !== tenant.id) throw invalidGrant()
+  if (code.spentAt !== null) {
+    // A code seen twice was intercepted, or replayed: what it gave is taken back (RFC 6749 §4.1.2).
+    await deps.store.oidc.revokeCodeGrant(code.id, now, auditEvent(deps, 'oidc.code_reused', actor, { tenantId: tenant.id, userId: code.userId, detail: { clientId: code.clientId } }))
+    throw invalidGrant()
+  }
+  if (code.expiresAt <= now || code.clientId !== client.id || code.redirectUri !== input.redirectUri || s256(input.codeVerifier) !== code.codeChallenge) throw invalidGrant()
+  const session = await deps.store.sessions.findSession(code.sessionId)
+  if (!session || session.user.disabledAt !== null || session.tenant.disabledAt !== null) throw invalidGrant()
+  const grant = await startGrant(deps, code, actor)
+  if (grant === 'spent') {
+    await deps.store.oidc.revokeCodeGrant(code.id, now, auditEvent(deps, 'oidc.code_reused', actor, { tenantId: tenant.id, userId: code.userId, detail: { clientId: code.clientId } }))
+    throw invalidGrant()
+  }
+  if (grant === 'stale') throw invalidGrant()
+  return issueTokens(deps, issuer, client, session.user, grant.family, code.scope, grant.refreshToken, { nonce: code.nonce, sid: code.sessionId })
+}
+
+async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
+  const now = deps.clock.now()
+  const offline = code.scope.split(' ').includes(OFFLINE_SCOPE)
+  const family: RefreshFamily = {
+    id: Bun.randomUUIDv7(),
+    userId: code.userId,
+    tenantId: code.tenantId,
+    // An offline grant lives as a remembered session does (30 days sliding, the absolute cap);
+    // any other ends with its first access token.
+    rememberMe: true,
+    createdAt: now,
+    expiresAt: now + (offline ? deps.config.sessionMaxAgeSec : deps.config.accessTokenTtlSec) * 1000,
+    revokedAt: null,
+    revokedReason: null,
+    amr: code.amr,
+    authAt: code.authAt,
+    clientId: code.clientId,
+    scope: code.scope,
+  }
+  const refreshToken = randomToken(32)
+  const signingKey = await deps.keyRing.signingKey()
+  const firstToken = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
+  // (the grant's audit event is committed with it: one commit per exchange, not two)
+  const started = auditEvent(deps, 'oidc.grant_started', actor, { tenantId: code.tenantId, userId: code.userId, detail: { clientId: code.clientId, familyId: family.id, scope: code.scope } })
+  const outcome = await deps.store.oidc.redeemCode({ codeId: code.id, now, family, firstToken, userEpoch: code.userEpoch, audit: started })
+  return outcome === 'redeemed' ? { family, refreshToken: offline ? refreshToken : null } : outcome
+}
+
+/** grant_type=refresh_token: rotation with reuse detection exactly as §4; `scope` may narrow, never widen. */
+export async function refreshGrant(deps: TokenDeps, issuer: string, client: OidcClient, input: { refreshToken: string | undefined; scope: string | undefined }, actor: Actor): Promise<TokenResponse> {
+  if (!input.refreshToken) throw invalidRequest('refresh_token is required')
+  let rotated
+  try {
+    // (the refresh's audit event is committed with the rotation: one commit, not two)
+    const refreshed = (family: RefreshFamily) => auditEvent(deps, 'oidc.grant_refreshed', actor, { tenantId: family.tenantId, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
+    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id, refreshed)
+  } catch (error) {
+    // Unknown, spent past the grace period (the grant is revoked then), another client's, a disabled user: all one answer.
+    if (error instanceof AppError && error.status < 500) throw invalidGrant()
+    throw error
+  }
+  const granted = (rotated.family.scope ?? 'openid').split(' ')
+  const asked = input.scope === undefined ? granted : input.scope.split(' ').filter((s) => s !== '')
+  if (!asked.every((s) => granted.includes(s))) throw new OAuthError('invalid_scope', 'scope may not be wider than the grant')
+  return issueTokens(deps, issuer, client, rotated.user, rotated.family, asked.join(' '), rotated.successor, { nonce: null, sid: null })
+}
+
+async function issueTokens(
+  deps: TokenDeps,
+  issuer: string,
+  client: OidcClient,
+  user: User,
+  family: RefreshFamily,
+  scope: string,
+  refreshToken: string | null,
+  extra: { nonce: string | null; sid: string | null },
+): Promise<TokenResponse> {
+  const key = await deps.keyRing.signingKey()
+  const now = deps.clock.now()
+  const ttlSec = deps.config.accessTokenTtlSec
+  const accessToken = signAccessJwt(key, { iss: issuer, aud: issuer, sub: user.id, client_id: client.id, scope, sid: family.id, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + ttlSec, jti: Bun.randomUUIDv7() })
+  const idToken = await new SignJWT({
+    ...userClaims(user, scope.split(' ')),
+    amr: family.amr ? family.amr.split(',') : ['pwd'],
+    auth_time: Math.floor(family.authAt / 1000),
+    at_hash: atHash(accessToken),
+    ...(extra.nonce !== null && { nonce: extra.nonce }),
+    ...(extra.sid !== null && { sid: extra.sid }),
+  })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
+    .setIssuer(issuer)
+    .setSubject(user.id)
+    .setAudience(client.id)
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor(now / 1000) + ttlSec)
+    .sign(key.privateKey)
+  const scopes = scope.split(' ')
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ttlSec,
+    id_token: idToken,
+    scope,
+    ...(refreshToken !== null && scopes.includes(OFFLINE_SCOPE) && { refresh_token: refreshToken }),
+  }
+}
+
+/** The claims of the granted scopes (Core §5.4): profile's names, email's address. */
+export function userClaims(user: User, scopes: string[]): Record<string, unknown> {
+  return {
+    ...(scopes.includes('profile') && { name: `${user.firstName} ${user.lastName}`.trim(), given_name: user.firstName, family_name: user.lastName }),
+    // authd does not record whether an address was proven by mail (an admin may type one in),
+    // so it claims no verification it cannot show.
+    ...(scopes.includes('email') && { email: user.email, email_verified: false }),
+  }
+}
+
+const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+function signAccessJwt(key: ActiveSigningKey, claims: Record<string, unknown>): string {
+  const input = `${b64url({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })}.${b64url(claims)}`
+  return `${input}.${sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
+}

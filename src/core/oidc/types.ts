@@ -1,0 +1,55 @@
+// The records of the OpenID Provider (product spec §21), as the store keeps them.
+
+/** A relying party registered with a tenant. */
+export interface OidcClient {
+  /** The client_id. */
+  id: string
+  tenantId: string
+  name: string
+  /** SHA-256 of the secret of a confidential client; null for a public one (PKCE, no secret). */
+  secretHash: string | null
+  /** The secret's first characters, to tell secrets apart in a list (never enough to use). */
+  secretPrefix: string | null
+  /** Matched exactly, character for character. */
+  redirectUris: string[]
+  postLogoutRedirectUris: string[]
+  /** A first-party client (the operator's own application) skips the consent page. */
+  firstParty: boolean
+  createdAt: number
+  updatedAt: number
+}
+
+/** An authorization code: 60 s, spent once, bound to its client, redirect URI, PKCE challenge and nonce. */
+export interface OidcCode {
+  id: string
+  codeHash: string
+  tenantId: string
+  clientId: string
+  userId: string
+  /** The page session (refresh family) the user was signed in with: the ID token's `sid`. */
+  sessionId: string
+  redirectUri: string
+  /** The S256 code_challenge. */
+  codeChallenge: string
+  nonce: string | null
+  /** The granted scopes, space-separated. */
+  scope: string
+  authAt: number
+  amr: string
+  /** The user's session epoch when the code was issued: a new password since starts no grant. */
+  userEpoch: number
+  createdAt: number
+  expiresAt: number
+  spentAt: number | null
+  /** The grant its redemption started, revoked if the code is presented again. */
+  familyId: string | null
+}
+
+/** A user's consent to a third-party client for these scopes (space-separated). */
+export interface OidcConsent {
+  userId: string
+  clientId: string
+  tenantId: string
+  scope: string
+  createdAt: number
+}

@@ -1,0 +1,106 @@
+// The OpenID Provider over SQLite (core/oidc). A code is spent by one conditional write in the
+// same transaction that starts its grant, so two redemptions racing give one grant; a second
+// use revokes the grant the first started.
+import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import type { OidcStore } from '../core/store'
+import type { OidcClient } from '../core/oidc/types'
+import type { Db } from './client'
+import { changesOf, immediate } from './helpers'
+import { toAuditRow } from './limit-audit-stores'
+import { auditEvents, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
+
+type ClientRow = typeof oidcClients.$inferSelect
+
+export const toClient = (row: ClientRow): OidcClient => ({ ...row, redirectUris: JSON.parse(row.redirectUris), postLogoutRedirectUris: JSON.parse(row.postLogoutRedirectUris) })
+export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => {
+  const { redirectUris, postLogoutRedirectUris, ...rest } = client
+  return { ...rest, ...(redirectUris && { redirectUris: JSON.stringify(redirectUris) }), ...(postLogoutRedirectUris && { postLogoutRedirectUris: JSON.stringify(postLogoutRedirectUris) }) }
+}
+
+export function createOidcStore(db: Db): OidcStore {
+  const revokeGrants = (userId: string | null, clientId: string, now: number, reason: string) =>
+    changesOf(
+      db
+        .update(refreshFamilies)
+        .set({ revokedAt: now, revokedReason: reason })
+        .where(and(eq(refreshFamilies.clientId, clientId), userId === null ? undefined : eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
+        .run(),
+    )
+  return {
+    async insertClient(client) {
+      await immediate(db, () => db.insert(oidcClients).values(toClientRow(client) as ClientRow).run())
+    },
+    async getClient(id) {
+      const row = db.select().from(oidcClients).where(eq(oidcClients.id, id)).get()
+      return row ? toClient(row) : null
+    },
+    async listClients(tenantId) {
+      return db.select().from(oidcClients).where(eq(oidcClients.tenantId, tenantId)).orderBy(asc(oidcClients.createdAt), asc(oidcClients.id)).all().map(toClient)
+    },
+    async updateClient(id, changes) {
+      const row = await immediate(db, () => db.update(oidcClients).set(toClientRow(changes)).where(eq(oidcClients.id, id)).returning().get())
+      return row ? toClient(row) : null
+    },
+    async deleteClient(id, now) {
+      return immediate(db, () => {
+        revokeGrants(null, id, now, 'client-deleted')
+        db.delete(oidcCodes).where(eq(oidcCodes.clientId, id)).run()
+        db.delete(oidcConsents).where(eq(oidcConsents.clientId, id)).run()
+        return changesOf(db.delete(oidcClients).where(eq(oidcClients.id, id)).run()) === 1
+      })
+    },
+    async insertCode(code) {
+      await immediate(db, () => db.insert(oidcCodes).values(code).run())
+    },
+    async findCode(codeHash) {
+      return db.select().from(oidcCodes).where(eq(oidcCodes.codeHash, codeHash)).get() ?? null
+    },
+    async redeemCode({ codeId, now, family, firstToken, userEpoch, audit }) {
+      return immediate(db, () => {
+        const spent = db
+          .update(oidcCodes)
+          .set({ spentAt: now, familyId: family.id })
+          .where(and(eq(oidcCodes.id, codeId), isNull(oidcCodes.spentAt), gt(oidcCodes.expiresAt, now)))
+          .run()
+        if (changesOf(spent) !== 1) return 'spent' as const
+        const epoch = db.select({ sessionEpoch: users.sessionEpoch }).from(users).where(eq(users.id, family.userId)).get()?.sessionEpoch
+        if (epoch !== userEpoch) return 'stale' as const
+        db.insert(refreshFamilies).values(family).run()
+        db.insert(refreshTokens).values(firstToken).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
+        return 'redeemed' as const
+      })
+    },
+    async revokeCodeGrant(codeId, now, audit) {
+      await immediate(db, () => {
+        const familyId = db.select({ familyId: oidcCodes.familyId }).from(oidcCodes).where(eq(oidcCodes.id, codeId)).get()?.familyId
+        if (familyId) db.update(refreshFamilies).set({ revokedAt: now, revokedReason: 'code-reused' }).where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt))).run()
+        db.insert(auditEvents).values(toAuditRow(audit)).run()
+      })
+    },
+    async findConsent(userId, clientId) {
+      return db.select().from(oidcConsents).where(and(eq(oidcConsents.userId, userId), eq(oidcConsents.clientId, clientId))).get() ?? null
+    },
+    async saveConsent(consent) {
+      await immediate(db, () =>
+        db
+          .insert(oidcConsents)
+          .values(consent)
+          .onConflictDoUpdate({ target: [oidcConsents.userId, oidcConsents.clientId], set: { scope: consent.scope, createdAt: consent.createdAt } })
+          .run(),
+      )
+    },
+    async listConsents(userId) {
+      return db.select().from(oidcConsents).where(eq(oidcConsents.userId, userId)).orderBy(asc(oidcConsents.createdAt)).all()
+    },
+    async withdrawConsent(userId, clientId, now) {
+      return immediate(db, () => {
+        revokeGrants(userId, clientId, now, 'consent-withdrawn')
+        return changesOf(db.delete(oidcConsents).where(and(eq(oidcConsents.userId, userId), eq(oidcConsents.clientId, clientId))).run()) === 1
+      })
+    },
+    async revokeGrants(userId, clientId, now, reason) {
+      return immediate(db, () => revokeGrants(userId, clientId, now, reason))
+    },
+  }
+}

@@ -1,0 +1,100 @@
+// GET|POST /t/{tenant}/authorize and the consent form (product spec §21). The browser's page
+// session (server/pages) is the provider's session: a browser not signed in is sent to the
+// login page with return_to back here; a third-party client's first request shows the
+// consent page. Until the client and redirect URI are known good, errors are drawn as a page;
+// after that they go back to the client (RFC 6749 §4.1.2.1), with `state` and `iss`.
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'
+import { OAuthError } from '../../core/oidc/errors'
+import { clientActor } from '../plugins/client-ip'
+import { formValue } from '../pages/forms'
+import { html } from '../pages/html'
+import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
+import type { MessageKey } from '../pages/strings'
+import { sourceOf } from './form-targets'
+import { issuerOf, stringFields } from './protocol'
+
+/** The page shown when the request cannot be sent back to the client. */
+function cannotGoOn(page: Page) {
+  const { t } = page
+  return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>`, { status: 400 })
+}
+
+/** This authorize request again, as a path on authd, with `prompt=login` spent by the sign-in about to happen. */
+function resumePath(page: Page, params: Params, signedInAfter: number | null): string {
+  const again = new URLSearchParams()
+  for (const [name, value] of params) {
+    if (name === SIGNED_IN_AFTER) continue
+    if (name === 'prompt') {
+      const rest = value.split(' ').filter((p) => p !== 'login' && p !== '')
+      if (rest.length > 0) again.set(name, rest.join(' '))
+    } else again.set(name, value)
+  }
+  if (signedInAfter !== null) again.set(SIGNED_IN_AFTER, String(signedInAfter))
+  return `${page.base}/authorize?${again}`
+}
+
+function consentPage(page: Page, request: AuthorizationRequest, resume: string) {
+  const { t } = page
+  const client = request.client.name
+  const tenant = page.tenant.displayName ?? page.tenant.name
+  // The consent form's answer is a redirect to the client: its redirect URI must be a form target.
+  page.returnOrigins.push(sourceOf(request.redirectUri))
+  const main = html`<p>${t('oidc.consent.intro', { client, tenant })}</p>
+<ul>${request.scopes.map((scope) => html`<li>${t(`oidc.scope.${scope}` as MessageKey)}</li>`)}</ul>
+<form method="post" action="${page.base}/authorize/consent" novalidate>
+<input type="hidden" name="_form" value="${page.token}">
+<input type="hidden" name="return_to" value="${resume}">
+<button type="submit" name="decision" value="allow">${t('oidc.consent.allow')}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${t('oidc.consent.deny')}</button>
+</form>`
+  return page.render(t('oidc.consent.title', { client }), main)
+}
+
+/**
+ * One authorize request, from its parameters to its answer.
+ * @param decision what the user chose on the consent page, if this is its answer
+ */
+async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]>, decision?: 'allow' | 'deny') {
+  const params = paramsOf(entries)
+  if (params === 'repeated') return cannotGoOn(page)
+  let target: Awaited<ReturnType<typeof findClientAndRedirect>>
+  try {
+    target = await findClientAndRedirect(deps, page.tenant, params)
+  } catch (error) {
+    if (error instanceof OAuthError) return cannotGoOn(page)
+    throw error
+  }
+  const issuer = issuerOf(deps.config, decodeURIComponent(page.base.slice('/t/'.length)))
+  const state = params.get('state') || null
+  try {
+    const request = parseAuthorizationRequest(params, target.client, target.redirectUri)
+    if (decision === 'deny') throw new OAuthError('access_denied', 'the user denied the request')
+    if (decision === 'allow' && page.caller) await giveConsent(deps, page.tenant, request, page.caller, page.actor)
+    const next = await authorize(deps, page.tenant, request, page.caller, page.actor, decision === 'allow')
+    if (next.step === 'code') return page.redirect(clientRedirect(target.redirectUri, issuer, state, { code: next.code }))
+    if (next.step === 'consent') return consentPage(page, request, resumePath(page, params, null))
+    const login = new URLSearchParams({ return_to: resumePath(page, params, deps.clock.now()) })
+    // A signed-in browser asked to sign in again sees the form rather than passing straight through.
+    if (page.caller) login.set('prompt', 'login')
+    if (request.loginHint) login.set('login_hint', request.loginHint)
+    return page.redirect(`${page.base}/login?${login}`)
+  } catch (error) {
+    if (error instanceof OAuthError) return page.redirect(clientRedirect(target.redirectUri, issuer, state, { error: error.error, error_description: error.description }))
+    throw error
+  }
+}
+
+export const authorizeRoutes = (deps: Deps) =>
+  new Elysia({ prefix: PAGE_PREFIX })
+    .use(clientActor(deps.config.trustedProxies))
+    .get('/authorize', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), new URL(ctx.request.url).searchParams))
+    // (a client may send the request as a form, Core §3.1.2.1: no anti-forgery token, it comes from the client's page)
+    .post('/authorize', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), stringFields(ctx.body)))
+    .post('/authorize/consent', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      const resume = URL.parse(formValue(ctx.body, 'return_to'), page.origin)
+      if (!resume || resume.origin !== page.origin || resume.pathname !== `${page.base}/authorize`) return cannotGoOn(page)
+      return answer(deps, page, resume.searchParams, formValue(ctx.body, 'decision') === 'allow' ? 'allow' : 'deny')
+    })

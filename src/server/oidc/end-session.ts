@@ -1,0 +1,74 @@
+// GET|POST /t/{tenant}/end_session: RP-initiated logout 1.0. With an id_token_hint naming the
+// signed-in user, the page session ends at once; otherwise the user confirms with a form
+// (a link alone must not sign anyone out). Then the browser goes to the client's registered
+// post_logout_redirect_uri (with `state`), or to the login page.
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { paramsOf } from '../../core/oidc/authorization'
+import { verifyIdTokenHint } from '../../core/oidc/access'
+import { clientActor } from '../plugins/client-ip'
+import { endPageSession } from '../pages/page-session'
+import { form, formValue } from '../pages/forms'
+import { html } from '../pages/html'
+import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
+import { sourceOf } from './form-targets'
+import { issuerOf, stringFields } from './protocol'
+
+function cannotGoOn(page: Page) {
+  const { t } = page
+  return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>`, { status: 400 })
+}
+
+async function signOut(deps: Deps, page: Page, target: string) {
+  await endPageSession(deps, page.jar, page.cookies, page.actor)
+  return page.redirect(target)
+}
+
+/** @param confirmed the user pressed "Sign out" on the confirmation form */
+async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]>, confirmed: boolean) {
+  const params = paramsOf(entries)
+  if (params === 'repeated') return cannotGoOn(page)
+  const issuer = issuerOf(deps.config, decodeURIComponent(page.base.slice('/t/'.length)))
+  const hintToken = params.get('id_token_hint')
+  let hint: Awaited<ReturnType<typeof verifyIdTokenHint>> | null = null
+  if (hintToken) {
+    try {
+      hint = await verifyIdTokenHint(deps, issuer, hintToken)
+    } catch {
+      return cannotGoOn(page)
+    }
+  }
+  const clientId = params.get('client_id') || hint?.aud
+  if (params.get('client_id') && hint && hint.aud !== params.get('client_id')) return cannotGoOn(page)
+  const client = clientId && clientId.length <= 100 ? await deps.store.oidc.getClient(clientId) : null
+  if (clientId && (!client || client.tenantId !== page.tenant.id)) return cannotGoOn(page)
+  const postLogout = params.get('post_logout_redirect_uri')
+  // Only a URI the client registered, matched exactly: never an open redirect.
+  if (postLogout && !client?.postLogoutRedirectUris.includes(postLogout)) return cannotGoOn(page)
+  let target = `${page.base}/login?done=logout`
+  if (postLogout) {
+    const url = new URL(postLogout)
+    const state = params.get('state')
+    if (state) url.searchParams.append('state', state)
+    target = url.href
+    page.returnOrigins.push(sourceOf(postLogout))
+  }
+  if (!page.caller) return page.redirect(target)
+  if (confirmed || (hint !== null && hint.sub === page.caller.user.id)) return signOut(deps, page, target)
+  const { t } = page
+  const again = `${page.base}/end_session?${new URLSearchParams([...params])}`
+  const main = html`<p>${t('logout.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>${form({ action: `${page.base}/end_session/confirm`, token: page.token, submit: t('logout.submit'), hidden: { return_to: again } })}`
+  return page.render(t('logout.title'), main)
+}
+
+export const endSessionRoutes = (deps: Deps) =>
+  new Elysia({ prefix: PAGE_PREFIX })
+    .use(clientActor(deps.config.trustedProxies))
+    .get('/end_session', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), new URL(ctx.request.url).searchParams, false))
+    .post('/end_session', async (ctx: PageRequest) => answer(deps, await openPage(deps, ctx), stringFields(ctx.body), false))
+    .post('/end_session/confirm', async (ctx: PageRequest) => {
+      const page = await openPage(deps, ctx, true)
+      const again = URL.parse(formValue(ctx.body, 'return_to'), page.origin)
+      if (!again || again.origin !== page.origin || again.pathname !== `${page.base}/end_session`) return cannotGoOn(page)
+      return answer(deps, page, again.searchParams, true)
+    })

@@ -1,0 +1,84 @@
+// The OpenID Provider's JSON endpoints under the issuer `/t/{tenant}` (product spec §21):
+// discovery, JWKS, token, userinfo, revoke; and end_session, which is a page. Each handler
+// reads the request, calls one function of core/oidc, and answers; errors are drawn once, by
+// oauthErrorAnswer (protocol.ts).
+import { Elysia } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { notFound } from '../../core/errors'
+import { authenticateClient } from '../../core/oidc/clients'
+import { invalidRequest, OAuthError } from '../../core/oidc/errors'
+import { revokeToken, userInfo } from '../../core/oidc/access'
+import { exchangeCode, refreshGrant } from '../../core/oidc/tokens'
+import { findTenantForPages } from '../../core/tenant-pages'
+import type { Tenant } from '../../core/types'
+import { clientActor } from '../plugins/client-ip'
+import { formValue } from '../pages/forms'
+import { PAGE_PREFIX } from '../pages/page'
+import type { Actor } from '../../core/audit'
+import { discoveryDocument, issuerOf, presentedClient } from './protocol'
+
+interface EndpointRequest {
+  request: Request
+  params: { tenant: string }
+  body?: unknown
+  set: { headers: Record<string, string | number>; status?: number | string }
+  actor: Actor
+}
+
+/** The tenant the issuer in the URL names, and that issuer. */
+async function issuerFor(deps: Deps, ref: string): Promise<{ tenant: Tenant; issuer: string }> {
+  const tenant = await findTenantForPages(deps, ref)
+  if (!tenant) throw notFound()
+  return { tenant, issuer: issuerOf(deps.config, ref) }
+}
+
+/** RFC 6749 §5.1: token answers are never cached. */
+const noStore = (set: EndpointRequest['set']) => {
+  set.headers['cache-control'] = 'no-store'
+  set.headers.pragma = 'no-cache'
+}
+
+const optionalField = (body: unknown, name: string) => formValue(body, name) || undefined
+
+export const oidcEndpoints = (deps: Deps) =>
+  new Elysia({ prefix: PAGE_PREFIX })
+    .use(clientActor(deps.config.trustedProxies))
+    .get('/.well-known/openid-configuration', async ({ params, set }: EndpointRequest) => {
+      set.headers['cache-control'] = 'public, max-age=300'
+      return discoveryDocument((await issuerFor(deps, params.tenant)).issuer)
+    })
+    .get('/jwks', async ({ params, set }: EndpointRequest) => {
+      await issuerFor(deps, params.tenant)
+      // Short, as the API's JWKS: a revoked key must leave caches soon.
+      set.headers['cache-control'] = 'public, max-age=60'
+      return deps.keyRing.jwks()
+    })
+    .post('/token', async ({ request, params, body, set, actor }: EndpointRequest) => {
+      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      noStore(set)
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
+      const grantType = formValue(body, 'grant_type')
+      if (grantType === 'authorization_code') {
+        return exchangeCode(deps, tenant, issuer, client, { code: optionalField(body, 'code'), redirectUri: optionalField(body, 'redirect_uri'), codeVerifier: optionalField(body, 'code_verifier') }, actor)
+      }
+      if (grantType === 'refresh_token') return refreshGrant(deps, issuer, client, { refreshToken: optionalField(body, 'refresh_token'), scope: optionalField(body, 'scope') }, actor)
+      if (grantType === '') throw invalidRequest('grant_type is required')
+      throw new OAuthError('unsupported_grant_type', 'only authorization_code and refresh_token are supported')
+    })
+    .get('/userinfo', async ({ request, params, set }: EndpointRequest) => {
+      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      noStore(set)
+      return userInfo(deps, tenant, issuer, request.headers.get('authorization'))
+    })
+    .post('/userinfo', async ({ request, params, set }: EndpointRequest) => {
+      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      noStore(set)
+      return userInfo(deps, tenant, issuer, request.headers.get('authorization'))
+    })
+    .post('/revoke', async ({ request, params, body, set, actor }: EndpointRequest) => {
+      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      noStore(set)
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
+      await revokeToken(deps, tenant, issuer, client, optionalField(body, 'token'), actor)
+      return ''
+    })

@@ -1,0 +1,107 @@
+// The OpenID Provider's edge (product spec §21): the issuer a URL names, the discovery
+// document, client authentication as a request carries it, and errors in the protocol's own
+// JSON form. The rules are in core/oidc; this file only reads and writes HTTP.
+import type { Config } from '../../config'
+import { AppError } from '../../core/errors'
+import { OAuthError, invalidClient, invalidRequest } from '../../core/oidc/errors'
+import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
+import type { PresentedClient } from '../../core/oidc/clients'
+import { formValue } from '../pages/forms'
+
+/** `{AUTHD_PUBLIC_URL}/t/{tenant}`, with the tenant as the URL names it (its slug or its id). */
+export const issuerOf = (config: Pick<Config, 'publicUrl'>, tenantRef: string) => `${config.publicUrl.replace(/\/$/, '')}/t/${encodeURIComponent(tenantRef)}`
+
+/** OpenID Connect Discovery 1.0 §3: what this provider does, and nothing it does not. */
+export function discoveryDocument(issuer: string) {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    userinfo_endpoint: `${issuer}/userinfo`,
+    jwks_uri: `${issuer}/jwks`,
+    revocation_endpoint: `${issuer}/revoke`,
+    end_session_endpoint: `${issuer}/end_session`,
+    scopes_supported: [...SUPPORTED_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256'],
+    prompt_values_supported: [...PROMPT_VALUES],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'at_hash', 'sid', 'name', 'given_name', 'family_name', 'email', 'email_verified'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    authorization_response_iss_parameter_supported: true,
+  }
+}
+
+/** The form-urlencoded decoding RFC 6749 §2.3.1 applies to client_id and secret in a Basic header. */
+const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '))
+
+/**
+ * The client a token or revocation request names, and its secret: in an Authorization: Basic
+ * header (client_secret_basic), in the body (client_secret_post), or client_id alone (none,
+ * for public clients). Two methods at once are refused (RFC 6749 §2.3).
+ */
+export function presentedClient(request: Request, body: unknown): PresentedClient {
+  const header = request.headers.get('authorization')
+  const bodyId = formValue(body, 'client_id')
+  const bodySecret = formValue(body, 'client_secret')
+  if (header !== null) {
+    const encoded = /^Basic +([A-Za-z0-9+/=]{1,1000}) *$/i.exec(header)?.[1]
+    if (!encoded) throw invalidClient()
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    if (colon < 0) throw invalidClient()
+    let clientId: string
+    let secret: string
+    try {
+      clientId = formDecode(decoded.slice(0, colon))
+      secret = formDecode(decoded.slice(colon + 1))
+    } catch {
+      throw invalidClient()
+    }
+    if (bodySecret !== '') throw invalidRequest('use one client authentication method, not two')
+    if (bodyId !== '' && bodyId !== clientId) throw invalidRequest('client_id differs from the one authenticated')
+    return { clientId, secret }
+  }
+  if (bodyId === '') throw invalidClient()
+  return { clientId: bodyId, secret: bodySecret === '' ? null : bodySecret }
+}
+
+/** The endpoints that answer JSON (a client's back end or library reads them, never a person). */
+const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|jwks|\.well-known\/openid-configuration)$/
+
+/**
+ * An error on one of those endpoints as RFC 6749 §5.2 writes it ({error, error_description}),
+ * with the challenge RFC 6750 §3 asks for on userinfo; null for any other path (the pages draw
+ * theirs). Errors that are not the protocol's own (a body no form could be, a flood) get the
+ * nearest protocol value; a bug is server_error, saying nothing more.
+ */
+export function oauthErrorAnswer(request: Request, error: AppError): { body: string; headers: Record<string, string> } | null {
+  const path = new URL(request.url).pathname
+  const endpoint = JSON_ENDPOINT.exec(path)?.[1]
+  if (!endpoint) return null
+  const [code, description] =
+    error instanceof OAuthError
+      ? [error.error, error.description]
+      : error.code === 'internal'
+        ? ['server_error', 'internal server error']
+        : error.code === 'rate_limited' || error.code === 'unavailable'
+          ? ['temporarily_unavailable', error.message]
+          : [error.status === 404 ? 'invalid_request' : 'invalid_request', error.message]
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' }
+  if (code === 'invalid_token') headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${description}"`
+  if (code === 'invalid_client' && request.headers.has('authorization')) headers['www-authenticate'] = 'Basic realm="authd"'
+  return { body: JSON.stringify({ error: code, error_description: description }), headers }
+}
+
+/** A POSTed request's parameters: its string fields (a JSON body may hold anything else, which no parameter is). */
+export function stringFields(body: unknown): Array<[string, string]> {
+  if (typeof body !== 'object' || body === null) return []
+  return Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+}

@@ -1,0 +1,148 @@
+// The admin API's OpenID Connect clients (product spec §21), under /api/v1/admin/clients: the
+// same domain functions as `authd clients …`, confined to the key's tenant and audited with
+// the key's id. A client secret is in the answer of create and rotate-secret only.
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../core/deps'
+import { createClient, deleteClient, getClient, listClients, rotateClientSecret, toClientView, updateClient } from '../../core/oidc/clients'
+import { endUserGrants, listUserGrants } from '../../core/oidc/grants'
+import { envelope } from '../errors'
+import { ADMIN_KEY, responses } from '../openapi'
+import { adminKeyGuard } from '../plugins/admin-key'
+import { ADMIN_PREFIX } from './admin'
+
+const ClientView = t.Object({
+  clientId: t.String({ description: 'The client_id' }),
+  tenantId: t.String({ format: 'uuid' }),
+  name: t.String({ description: 'Shown to users on the consent page' }),
+  type: t.Union([t.Literal('confidential'), t.Literal('public')], { description: 'confidential: authenticates with its secret (client_secret_basic or client_secret_post); public: none, PKCE only' }),
+  secretPrefix: t.Union([t.String(), t.Null()], { description: "The secret's first characters, to tell secrets apart (never the secret)" }),
+  redirectUris: t.Array(t.String(), { description: 'Matched exactly at the authorization endpoint' }),
+  postLogoutRedirectUris: t.Array(t.String()),
+  firstParty: t.Boolean({ description: 'A first-party client skips the consent page' }),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+})
+const WithSecret = t.Object({
+  client: ClientView,
+  clientSecret: t.Union([t.String(), t.Null()], { description: 'Shown once, here only (null for a public client). Stored hashed: a lost secret is replaced with rotate-secret.' }),
+})
+const clientParams = t.Object({ clientId: t.String() })
+const GrantView = t.Object({
+  grantId: t.String(),
+  clientId: t.String(),
+  clientName: t.String(),
+  scope: t.String({ description: 'The granted scopes, space-separated' }),
+  createdAt: t.String({ format: 'date-time' }),
+  lastUsedAt: t.String({ format: 'date-time' }),
+  expiresAt: t.String({ format: 'date-time' }),
+})
+const uris = (description: string) => t.Optional(t.Array(t.String(), { description }))
+
+export const adminClientRoutes = (deps: Deps) =>
+  new Elysia({ prefix: ADMIN_PREFIX })
+    .use(adminKeyGuard(deps))
+    .post(
+      '/clients',
+      async ({ body, tenant, admin, set }) => {
+        const { client, clientSecret } = await createClient(deps, tenant.id, body, admin)
+        set.status = 201
+        return envelope(201, 'Client created', { client: toClientView(client), clientSecret })
+      },
+      {
+        adminKey: true,
+        parse: 'json',
+        body: t.Object({
+          name: t.String(),
+          redirectUris: t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20' }),
+          postLogoutRedirectUris: uris('Where end_session may send the browser back to'),
+          public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE only' })),
+          firstParty: t.Optional(t.Boolean({ description: 'The operator’s own application: no consent page' })),
+        }),
+        detail: {
+          summary: 'Register an OpenID Connect client',
+          description: "A client of the tenant's issuer {AUTHD_PUBLIC_URL}/t/{tenant}. A confidential client's secret is in this answer only.",
+          security: ADMIN_KEY,
+          responses: responses({ status: 201, description: 'Created', data: WithSecret }, [400, 401, 403, 413, 503]),
+        },
+      },
+    )
+    .get('/clients', async ({ tenant }) => envelope(200, 'Clients', (await listClients(deps, tenant.id)).map(toClientView)), {
+      adminKey: true,
+      detail: { summary: "The tenant's OpenID Connect clients", security: ADMIN_KEY, responses: responses({ status: 200, description: 'Oldest first', data: t.Array(ClientView) }, [401, 403, 503]) },
+    })
+    .get('/clients/:clientId', async ({ params, admin }) => envelope(200, 'Client', toClientView(await getClient(deps, params.clientId, admin))), {
+      adminKey: true,
+      params: clientParams,
+      detail: { summary: 'An OpenID Connect client', security: ADMIN_KEY, responses: responses({ status: 200, description: 'The client', data: ClientView }, [401, 403, 404, 503]) },
+    })
+    .patch('/clients/:clientId', async ({ params, body, admin }) => envelope(200, 'Client updated', toClientView(await updateClient(deps, params.clientId, body, admin))), {
+      adminKey: true,
+      parse: 'json',
+      params: clientParams,
+      body: t.Object({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()) }),
+      detail: {
+        summary: 'Change an OpenID Connect client',
+        description: 'What is given replaces what was; a client stays public or confidential.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'The client after the change', data: ClientView }, [400, 401, 403, 404, 413, 503]),
+      },
+    })
+    .post(
+      '/clients/:clientId/rotate-secret',
+      async ({ params, admin }) => {
+        const { client, clientSecret } = await rotateClientSecret(deps, params.clientId, admin)
+        return envelope(200, 'Secret rotated', { client: toClientView(client), clientSecret })
+      },
+      {
+        adminKey: true,
+        params: clientParams,
+        detail: {
+          summary: "Replace a confidential client's secret",
+          description: 'The old secret stops working at once; the new one is in this answer only.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'The new secret', data: WithSecret }, [400, 401, 403, 404, 503]),
+        },
+      },
+    )
+    .delete(
+      '/clients/:clientId',
+      async ({ params, admin }) => {
+        await deleteClient(deps, params.clientId, admin)
+        return envelope(200, 'Client deleted', { clientId: params.clientId })
+      },
+      {
+        adminKey: true,
+        params: clientParams,
+        detail: {
+          summary: 'Delete an OpenID Connect client',
+          description: 'Its codes and consents go, and every grant it holds is revoked.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'Deleted', data: t.Object({ clientId: t.String() }) }, [401, 403, 404, 503]),
+        },
+      },
+    )
+    .get('/users/:userId/grants', async ({ params, admin }) => envelope(200, 'Grants', await listUserGrants(deps, params.userId, admin)), {
+      adminKey: true,
+      params: t.Object({ userId: t.String() }),
+      detail: {
+        summary: "A user's live grants to OpenID Connect clients",
+        description: 'Newest first: each the tokens one sign-in gave one client (refreshed until it ends). Not listed among the sessions.',
+        security: ADMIN_KEY,
+        responses: responses({ status: 200, description: 'Grants', data: t.Array(GrantView) }, [401, 403, 404, 503]),
+      },
+    })
+    .delete(
+      '/users/:userId/grants/:clientId',
+      async ({ params, admin }) => envelope(200, 'Grants ended', { userId: params.userId, clientId: params.clientId, ended: await endUserGrants(deps, params.userId, params.clientId, admin) }),
+      {
+        adminKey: true,
+        params: t.Object({ userId: t.String(), clientId: t.String() }),
+        detail: {
+          summary: "End a user's grants to a client",
+          description: 'Its refresh and access tokens stop working at once (userinfo refuses them); the consent stays.',
+          security: ADMIN_KEY,
+          responses: responses({ status: 200, description: 'How many grants ended', data: t.Object({ userId: t.String(), clientId: t.String(), ended: t.Integer({ minimum: 0 }) }) }, [401, 403, 404, 503]),
+        },
+      },
+    )
+

@@ -1,0 +1,81 @@
+// OpenID Connect clients (product spec §21) through the admin API (/api/v1/admin/clients) and
+// the CLI (`authd clients …`): secrets shown once and stored hashed, exact redirect URIs,
+// confined to the key's tenant, and a deleted client's grants revoked.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createApiKey } from '../../src/core/api-keys'
+import { createTenant } from '../../src/core/tenants'
+import { sha256 } from '../../src/core/secrets'
+import { cliRunner, SOURCE_CLI } from '../cli-runner'
+import { createTestContext, databaseEnv, queryDatabase, type TestContext } from '../helpers'
+
+let ctx: TestContext
+let adminKey: string
+beforeEach(async () => {
+  ctx = await createTestContext()
+  adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, name: 'backend', scope: 'admin' })).key
+})
+afterEach(() => ctx.close())
+
+const admin = (method: string, path: string, body?: unknown, key = adminKey) => ctx.call(method, `/api/v1/admin${path}`, { apiKey: key, body })
+
+describe('/api/v1/admin/clients', () => {
+  it('creates a confidential client whose secret is shown once and stored only hashed; lists, updates, rotates and deletes it', async () => {
+    const created = await admin('POST', '/clients', { name: 'Wiki', redirectUris: ['https://wiki.example/oauth/callback'], postLogoutRedirectUris: ['https://wiki.example/'] })
+    expect(created.status).toBe(201)
+    const { client, clientSecret } = created.json.data
+    expect(client).toMatchObject({ name: 'Wiki', type: 'confidential', firstParty: false, redirectUris: ['https://wiki.example/oauth/callback'] })
+    expect(clientSecret).toStartWith('authd_cs_')
+    expect(client.secretPrefix).toBe(clientSecret.slice(0, 13))
+    const [row] = await queryDatabase<{ secret_hash: string }>(ctx, 'SELECT secret_hash FROM oidc_clients WHERE id = $1', [client.clientId])
+    expect(row!.secret_hash).toBe(sha256(clientSecret))
+    expect(JSON.stringify((await admin('GET', '/clients')).json)).not.toContain(clientSecret)
+    expect((await admin('GET', `/clients/${client.clientId}`)).json.data.clientId).toBe(client.clientId)
+
+    const updated = await admin('PATCH', `/clients/${client.clientId}`, { firstParty: true, redirectUris: ['https://wiki.example/cb'] })
+    expect(updated.json.data).toMatchObject({ firstParty: true, redirectUris: ['https://wiki.example/cb'] })
+    const rotated = await admin('POST', `/clients/${client.clientId}/rotate-secret`)
+    expect(rotated.json.data.clientSecret).not.toBe(clientSecret)
+    expect((await admin('DELETE', `/clients/${client.clientId}`)).json.data).toEqual({ clientId: client.clientId })
+    expect((await admin('GET', `/clients/${client.clientId}`)).status).toBe(404)
+  })
+
+  it('a public client has no secret; bad redirect URIs are 400s naming the field; another tenant’s client is a 404', async () => {
+    const pub = await admin('POST', '/clients', { name: 'SPA', redirectUris: ['http://localhost:5173/cb'], public: true })
+    expect(pub.json.data).toMatchObject({ clientSecret: null, client: { type: 'public', secretPrefix: null } })
+    expect((await admin('POST', `/clients/${pub.json.data.client.clientId}/rotate-secret`)).status).toBe(400)
+    for (const redirectUris of [[], ['http://wiki.example/cb'], ['https://wiki.example/cb#x'], ['/relative'], ['javascript:alert(1)']]) {
+      const refused = await admin('POST', '/clients', { name: 'Bad', redirectUris })
+      expect({ status: refused.status, message: refused.json.message }).toMatchObject({ status: 400, message: expect.stringContaining('redirectUris') })
+    }
+    const beta = await createTenant(ctx.runtime, { name: 'Beta' })
+    const betaKey = (await createApiKey(ctx.runtime, { tenantId: beta.id, scope: 'admin' })).key
+    expect((await admin('GET', `/clients/${pub.json.data.client.clientId}`, undefined, betaKey)).status).toBe(404)
+    expect((await admin('DELETE', `/clients/${pub.json.data.client.clientId}`, undefined, betaKey)).status).toBe(404)
+    expect((await admin('GET', '/clients', undefined, betaKey)).json.data).toEqual([])
+    expect((await admin('GET', '/clients', undefined, ctx.apiKey)).status).toBe(403)
+  })
+})
+
+describe('authd clients', () => {
+  it('create prints the secret once; list, update, rotate-secret and delete work by client id', async () => {
+    const authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
+    const created = await authd(['--json', 'clients', 'create', '--tenant', ctx.tenantId, '--name', 'Grafana', '--redirect-uri', 'https://grafana.example/login/generic_oauth', '--redirect-uri', 'https://grafana.example/alt', '--first-party'])
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(created.json).toMatchObject({ client: { name: 'Grafana', firstParty: true, type: 'confidential', redirectUris: ['https://grafana.example/login/generic_oauth', 'https://grafana.example/alt'] }, issuer: `http://127.0.0.1:3000/t/${ctx.tenantId}` })
+    const clientId = created.json.client.clientId
+    expect(created.json.clientSecret).toStartWith('authd_cs_')
+
+    const listed = await authd(['clients', 'list', '--tenant', ctx.tenantId])
+    expect(listed.stdout).toContain(clientId)
+    expect(listed.stdout).not.toContain(created.json.clientSecret)
+    const updated = await authd(['--json', 'clients', 'update', clientId, '--third-party', '--name', 'Grafana Prod'])
+    expect(updated.json).toMatchObject({ name: 'Grafana Prod', firstParty: false })
+    const rotated = await authd(['--json', 'clients', 'rotate-secret', clientId])
+    expect(rotated.json.clientSecret).toStartWith('authd_cs_')
+    expect((await authd(['clients', 'delete', clientId])).code).toBe(0)
+    const gone = await authd(['clients', 'delete', clientId])
+    expect({ code: gone.code, stderr: gone.stderr.trim() }).toEqual({ code: 1, stderr: `authd: Client not found: ${clientId}` })
+    const missing = await authd(['clients', 'create', '--tenant', ctx.tenantId, '--name', 'X'])
+    expect(missing.code).toBe(2)
+  })
+})
