@@ -1,7 +1,8 @@
 // Appends the webhook triggers to the `webhooks` migration of each engine (drizzle-kit does
 // not generate triggers). Run after `npm run db:generate` has (re)generated that migration:
 //   bun scripts/webhook-triggers.ts && bun scripts/embed-migrations.ts
-// It does nothing to a migration that already has them. The triggers write a webhook_events
+// It does nothing to a migration that already has them. The session triggers written here
+// were replaced by migration 0014 / pg 0010 (webhook_session_client), which adds clientId. The triggers write a webhook_events
 // row in the same transaction as each change of product spec §22 (core/webhooks/events.ts).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks'
 import { startReceiver, until } from '../webhook-receiver'
 import { auditEvent, CLI_ACTOR } from '../../src/core/audit'
 import { newOutboxMessage } from '../../src/core/mail/outbox'
+import { createClient, deleteClient } from '../../src/core/oidc/clients'
 import { setTenantSignup } from '../../src/core/signup'
 import { deleteUser, prepareUser, setUserDisabled, setUserPassword, updateUser } from '../../src/core/users'
 import { createEndpoint, listDeliveries, redeliver, rotateSecret, updateEndpoint } from '../../src/core/webhooks/endpoints'
@@ -101,6 +102,29 @@ describe('events', () => {
     expect(receiver.received.find((r) => r.type === 'passkey.added')!.data).toEqual({ passkey: { id: 'pk-1', name: 'Laptop' }, user: { id: userId } })
     expect(secrets.every((secret) => typeof secret === 'string' && secret.length >= 6)).toBe(true)
     for (const delivered of receiver.received) for (const secret of secrets) expect(delivered.body).not.toContain(secret)
+  })
+
+  it('a session names the OpenID client it was granted to (clientId), and none for authd\'s own', async () => {
+    const { receiver } = await subscribe('session.*')
+    const { email, userId } = await ctx.addUser()
+    await loginFor(ctx, email)
+    const { client } = await createClient(ctx.runtime, ctx.tenantId, { name: 'Wiki', redirectUris: ['https://wiki.example/cb'] })
+    const now = ctx.clock.now()
+    const grant = { id: 'fam-grant', userId, tenantId: ctx.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 60_000, revokedAt: null, revokedReason: null, amr: 'pwd', authAt: now, clientId: client.id, scope: 'openid' }
+    const token = { id: 'tok-grant', familyId: 'fam-grant', tokenHash: 'not-a-real-hash', createdAt: now, expiresAt: now + 60_000, spentAt: null, accessKid: null, ip: null, userAgent: null }
+    const code = { id: 'code-1', codeHash: 'not-a-real-hash', tenantId: ctx.tenantId, clientId: client.id, userId, sessionId: 'page-session', redirectUri: 'https://wiki.example/cb', codeChallenge: 'x', nonce: null, scope: 'openid', authAt: now, amr: 'pwd', userEpoch: 0, createdAt: now, expiresAt: now + 60_000, spentAt: null, familyId: null }
+    await ctx.runtime.store.oidc.insertCode(code)
+    const audit = auditEvent(ctx.runtime, 'oidc.grant_started', CLI_ACTOR, { tenantId: ctx.tenantId, userId })
+    expect(await ctx.runtime.store.oidc.redeemCode({ codeId: code.id, now, family: grant, firstToken: token, userEpoch: 0, audit })).toBe('redeemed')
+    // (a deleted client's grants end with it)
+    await deleteClient(ctx.runtime, client.id)
+    startWorker()
+    await until('three session events', () => receiver.received.length === 3)
+    expect(receiver.received.map((r) => [r.type, (r.data as { session: { clientId: string | null } }).session.clientId])).toEqual([
+      ['session.created', null],
+      ['session.created', client.id],
+      ['session.ended', client.id],
+    ])
   })
 
   it("erasing a user reduces their undelivered events to the user's id", async () => {

@@ -10,6 +10,7 @@ import m6 from './0006_passkeys_and_tenant_pages.sql' with { type: 'text' }
 import m7 from './0007_session_epoch.sql' with { type: 'text' }
 import m8 from './0008_webhooks.sql' with { type: 'text' }
 import m9 from './0009_oidc.sql' with { type: 'text' }
+import m10 from './0010_webhook_session_client.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -22,6 +23,7 @@ export const migrationFiles: Record<string, string> = {
   '0007_session_epoch': m7,
   '0008_webhooks': m8,
   '0009_oidc': m9,
+  '0010_webhook_session_client': m10,
 }
 
 export { journal }

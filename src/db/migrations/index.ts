@@ -14,6 +14,7 @@ import m10 from './0010_passkeys_and_tenant_pages.sql' with { type: 'text' }
 import m11 from './0011_session_epoch.sql' with { type: 'text' }
 import m12 from './0012_webhooks.sql' with { type: 'text' }
 import m13 from './0013_oidc.sql' with { type: 'text' }
+import m14 from './0014_webhook_session_client.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -30,6 +31,7 @@ export const migrationFiles: Record<string, string> = {
   '0011_session_epoch': m11,
   '0012_webhooks': m12,
   '0013_oidc': m13,
+  '0014_webhook_session_client': m14,
 }
 
 export { journal }
