@@ -6,7 +6,8 @@ import type { WebhookStore } from '../core/webhooks/store'
 import type { WebhookDelivery, WebhookEndpoint } from '../core/webhooks/types'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
-import { mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'
+import { toAuditRow } from './limit-audit-stores'
+import { auditEvents, mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect
 
@@ -137,10 +138,11 @@ export function createWebhookStore(db: Db): WebhookStore {
           .run(),
       )
     },
-    async disableEndpoint(id, now, reason, mails) {
+    async disableEndpoint(id, now, reason, mails, audit) {
       return immediate(db, () => {
         const disabled = changesOf(db.update(webhookEndpoints).set({ disabledAt: now, disabledReason: reason, updatedAt: now }).where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt))).run()) === 1
         if (disabled && mails.length > 0) db.insert(mailOutbox).values(mails).run()
+        if (disabled) db.insert(auditEvents).values(toAuditRow(audit)).run()
         return disabled
       })
     },

@@ -6,7 +6,7 @@
 import { checkServerIdentity } from 'node:tls'
 import type { Logger } from '../../log'
 import type { Deps } from '../deps'
-import { audit } from '../audit'
+import { auditEvent } from '../audit'
 import { webhookDisabledMail } from '../mail/templates'
 import { newOutboxMessage } from '../mail/outbox'
 import { RefusedAddress, resolveTarget, type Resolver } from './address'
@@ -145,9 +145,11 @@ async function disableFailingEndpoint(deps: WebhookDeps, { endpoint }: ClaimedDe
       now,
     }),
   )
-  if (await deps.store.webhooks.disableEndpoint(endpoint.id, now, 'failing for 5 days', mails)) {
+  // (the audit event is committed with the disabling: none without the other, and a reader
+  // that sees the endpoint disabled sees why)
+  const disabled = auditEvent(deps, 'webhook_endpoint.disabled', { ip: null, userAgent: 'authd-webhooks' }, { tenantId: endpoint.tenantId, detail: { endpointId: endpoint.id, failingSince, adminsMailed: mails.length } })
+  if (await deps.store.webhooks.disableEndpoint(endpoint.id, now, 'failing for 5 days', mails, disabled)) {
     deps.mailQueued.notify()
-    await audit(deps, 'webhook_endpoint.disabled', { ip: null, userAgent: 'authd-webhooks' }, { tenantId: endpoint.tenantId, detail: { endpointId: endpoint.id, failingSince, adminsMailed: mails.length } })
     logger.log('warn', 'webhook endpoint disabled: failing for 5 days; its tenant admins were mailed', { endpointId: endpoint.id, tenantId: endpoint.tenantId, admins: mails.length })
   }
 }

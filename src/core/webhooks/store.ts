@@ -2,7 +2,7 @@
 // through it: the storage writes them itself, by triggers in the same transaction as the
 // change (the webhooks migration of each engine), so no code path can change a user and forget
 // the event, and a change that rolls back leaves none.
-import type { OutboxMessage } from '../types'
+import type { AuditEvent, OutboxMessage } from '../types'
 import type { AttemptResult, ClaimedDelivery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEvent } from './types'
 
 export interface WebhookStore {
@@ -36,8 +36,8 @@ export interface WebhookStore {
   /** Puts back a delivery whose attempt was cut short by a shutdown: due at `at`, the attempt
    *  not counted, the endpoint not marked failing. */
   requeue(id: string, at: number): Promise<void>
-  /** Disables the endpoint if it is enabled, queuing `mails` with it; false if it was already disabled. */
-  disableEndpoint(id: string, now: number, reason: string, mails: OutboxMessage[]): Promise<boolean>
+  /** Disables the endpoint if it is enabled, queuing `mails` and writing `audit` with it; false if it was already disabled. */
+  disableEndpoint(id: string, now: number, reason: string, mails: OutboxMessage[], audit: AuditEvent): Promise<boolean>
   /** The e-mail addresses of the tenant's enabled admins. */
   adminAddresses(tenantId: string): Promise<Array<{ email: string; firstName: string }>>
   /** The endpoint's deliveries, newest first, with each one's event type. */

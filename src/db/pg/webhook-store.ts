@@ -8,7 +8,8 @@ import type { WebhookStore } from '../../core/webhooks/store'
 import type { WebhookDelivery } from '../../core/webhooks/types'
 import { endpointFields, toEndpoint } from '../webhook-store'
 import type { PgDb } from './client'
-import { mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'
+import { toAuditRow } from './limit-audit-stores'
+import { auditEvents, mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect
 
@@ -120,7 +121,7 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
         .set({ status: 'pending', nextAttemptAt: at, leaseUntil: null, attempts: sql`greatest(${webhookDeliveries.attempts} - 1, 0)` })
         .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending')))
     },
-    async disableEndpoint(id, now, reason, mails) {
+    async disableEndpoint(id, now, reason, mails, audit) {
       return db.transaction(async (tx) => {
         const disabled = await tx
           .update(webhookEndpoints)
@@ -128,6 +129,7 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
           .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)))
           .returning({ id: webhookEndpoints.id })
         if (disabled.length === 1 && mails.length > 0) await tx.insert(mailOutbox).values(mails)
+        if (disabled.length === 1) await tx.insert(auditEvents).values(toAuditRow(audit))
         return disabled.length === 1
       })
     },
