@@ -18,7 +18,9 @@ function validationMessage(error: ValidationError): string {
   const first = error.all[0]
   const field = first && 'path' in first ? first.path.replace(/^\//, '').replaceAll('/', '.') : ''
   if (!field) return 'Request body must be a JSON object'
-  const expected = first && 'schema' in first ? (first.schema as { type?: string }).type : undefined
+  const schema = first && 'schema' in first ? (first.schema as { type?: string; anyOf?: Array<{ type?: string }> }) : undefined
+  // (a union, such as a string or an array of them, names each of its types)
+  const expected = schema?.type ?? (schema?.anyOf?.every((s) => s.type) ? schema.anyOf.map((s) => s.type).join(' or ') : undefined)
   return expected ? `${field} is required and must be a ${expected}` : `${field} is invalid`
 }
 

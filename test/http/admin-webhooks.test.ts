@@ -59,6 +59,23 @@ describe('the admin API', () => {
     expect(res.json.message).toContain(message)
   })
 
+  it("keeps an endpoint URL's query (where a receiver may take a token) out of the audit log", async () => {
+    const created = await admin('POST', '', { url: 'https://hooks.example.com/authd?key=receiver-token-123' })
+    // (events default to every event, as in the CLI)
+    expect(created.json.data).toMatchObject({ url: 'https://hooks.example.com/authd?key=receiver-token-123', events: ['*'] })
+    expect((await admin('DELETE', `/${created.json.data.id}`)).status).toBe(200)
+    const rows = await queryDatabase<{ type: string; detail: string }>(ctx, "SELECT type, detail FROM audit_events WHERE type LIKE 'webhook_endpoint.%' ORDER BY id")
+    expect(rows.map((r) => r.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.deleted'])
+    for (const row of rows) {
+      expect(String(row.detail)).not.toContain('receiver-token-123')
+      expect(String(row.detail)).toContain('https://hooks.example.com/authd?…')
+    }
+  })
+
+  it('says what events must be when it is neither a string nor a list', async () => {
+    expect((await admin('POST', '', { url: 'https://hooks.example.com/authd', events: 5 })).json).toEqual({ statusCode: 400, message: 'events is required and must be a string or array', data: null })
+  })
+
   it('answers 400 to a bad status or limit of deliveries, 409 to redelivering a pending delivery, 404 to an unknown one', async () => {
     const { endpoint } = await createEndpoint(ctx.runtime, { tenantId: ctx.tenantId, url: 'https://hooks.example.com/x', events: '*' })
     expect((await admin('GET', `/${endpoint.id}/deliveries?status=lost`)).status).toBe(400)

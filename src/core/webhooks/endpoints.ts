@@ -14,6 +14,12 @@ type EndpointDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys'>
 
 const MAX_DESCRIPTION = 200
 const MAX_ENDPOINTS_PER_TENANT = 20
+/** An endpoint's URL as the audit log keeps it: without its query, where a receiver may take
+ *  a token of its own (`?key=…`), which the audit log must not hold. */
+const auditedUrl = (url: string) => {
+  const parsed = new URL(url)
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`
+}
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString())
 
 /** An endpoint as the CLI and the API show it: never its secret. */
@@ -96,11 +102,11 @@ async function visibleEndpoint(deps: EndpointDeps, id: string, actor: Actor): Pr
 }
 
 /** Creates an endpoint; the secret is in the answer and nowhere else, ever. */
-export async function createEndpoint(deps: EndpointDeps, input: { tenantId: string; url: string; events: string | string[]; description?: string }, actor: Actor = CLI_ACTOR): Promise<{ endpoint: EndpointView; secret: string }> {
+export async function createEndpoint(deps: EndpointDeps, input: { tenantId: string; url: string; events?: string | string[]; description?: string }, actor: Actor = CLI_ACTOR): Promise<{ endpoint: EndpointView; secret: string }> {
   const tenant = await deps.store.tenants.get(input.tenantId)
   if (!tenant || !actorSees(actor, tenant.id)) throw notFoundById('Tenant', input.tenantId)
   const url = checkEndpointUrl(input.url, deps.config.webhooks)
-  const eventTypes = parseEventPatterns(input.events)
+  const eventTypes = parseEventPatterns(input.events ?? '*')
   const description = checkDescription(input.description) ?? ''
   if ((await deps.store.webhooks.listEndpoints(tenant.id)).length >= MAX_ENDPOINTS_PER_TENANT) throw conflict(`a tenant may have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`)
   const now = deps.clock.now()
@@ -122,7 +128,7 @@ export async function createEndpoint(deps: EndpointDeps, input: { tenantId: stri
     updatedAt: now,
   }
   await deps.store.webhooks.insertEndpoint(endpoint)
-  await audit(deps, 'webhook_endpoint.created', actor, { tenantId: tenant.id, detail: { endpointId: id, url, events: eventTypes } })
+  await audit(deps, 'webhook_endpoint.created', actor, { tenantId: tenant.id, detail: { endpointId: id, url: auditedUrl(url), events: eventTypes } })
   return { endpoint: toEndpointView(endpoint, now), secret }
 }
 
@@ -173,7 +179,7 @@ export async function rotateSecret(deps: EndpointDeps, id: string, actor: Actor 
 export async function deleteEndpoint(deps: EndpointDeps, id: string, actor: Actor = CLI_ACTOR): Promise<void> {
   const endpoint = await visibleEndpoint(deps, id, actor)
   if (!(await deps.store.webhooks.deleteEndpoint(id))) throw notFoundById('Webhook endpoint', id)
-  await audit(deps, 'webhook_endpoint.deleted', actor, { tenantId: endpoint.tenantId, detail: { endpointId: id, url: endpoint.url } })
+  await audit(deps, 'webhook_endpoint.deleted', actor, { tenantId: endpoint.tenantId, detail: { endpointId: id, url: auditedUrl(endpoint.url) } })
 }
 
 const STATUSES: WebhookDeliveryStatus[] = ['pending', 'sending', 'succeeded', 'dead']

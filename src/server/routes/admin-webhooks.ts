@@ -58,10 +58,10 @@ export const adminWebhookRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({ url: t.String(), events, description: t.Optional(t.String()) }),
+        body: t.Object({ url: t.String(), events: t.Optional(events), description: t.Optional(t.String()) }),
         detail: {
           summary: 'Add a webhook endpoint',
-          description: 'https only. Each event is POSTed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only.',
+          description: 'https only. events defaults to * (every event), as in the CLI. Each event is POSTed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only.',
           security: ADMIN_KEY,
           responses: responses({ status: 201, description: 'Created, with its secret', data: EndpointWithSecret }, [400, 401, 403, 409, 413, 503]),
         },
