@@ -60,16 +60,24 @@ describe('the admin API', () => {
   })
 
   it("keeps an endpoint URL's query (where a receiver may take a token) out of the audit log", async () => {
-    const created = await admin('POST', '', { url: 'https://hooks.example.com/authd?key=receiver-token-123' })
+    const created = await admin('POST', '', { url: 'https://hooks.example.com/services/T0/SECRETPATH?key=receiver-token-123' })
     // (events default to every event, as in the CLI)
-    expect(created.json.data).toMatchObject({ url: 'https://hooks.example.com/authd?key=receiver-token-123', events: ['*'] })
+    expect(created.json.data).toMatchObject({ url: 'https://hooks.example.com/services/T0/SECRETPATH?key=receiver-token-123', events: ['*'] })
     expect((await admin('DELETE', `/${created.json.data.id}`)).status).toBe(200)
     const rows = await queryDatabase<{ type: string; detail: string }>(ctx, "SELECT type, detail FROM audit_events WHERE type LIKE 'webhook_endpoint.%' ORDER BY id")
     expect(rows.map((r) => r.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.deleted'])
     for (const row of rows) {
-      expect(String(row.detail)).not.toContain('receiver-token-123')
-      expect(String(row.detail)).toContain('https://hooks.example.com/authd?…')
+      expect(String(row.detail)).not.toMatch(/receiver-token-123|SECRETPATH/)
+      expect(String(row.detail)).toContain('https://hooks.example.com/…')
     }
+  })
+
+  it.each([
+    ['a #fragment', 'https://hooks.example.com/authd#x', 'url must not have a #fragment (it is never sent)'],
+    ['port 0', 'https://hooks.example.com:0/authd', 'url must not name port 0'],
+    ['a path that percent-encoding makes too long', `https://hooks.example.com/${'é'.repeat(1000)}`, 'url must be at most 2048 characters'],
+  ])('refuses a URL with %s', async (_, url, message) => {
+    expect((await admin('POST', '', { url })).json).toEqual({ statusCode: 400, message, data: null })
   })
 
   it('says what events must be when it is neither a string nor a list', async () => {

@@ -37,8 +37,11 @@ export function checkEndpointUrl(raw: string, settings: WebhookSettings): string
   } catch {
     throw badRequest('url must be an absolute https URL such as https://hooks.example.com/authd')
   }
-  if (raw.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters`)
+  // (measured as stored: percent-encoding can make a URL several times longer than typed)
+  if (raw.length > MAX_URL_LENGTH || url.href.length > MAX_URL_LENGTH) throw badRequest(`url must be at most ${MAX_URL_LENGTH} characters`)
   if (url.username || url.password) throw badRequest('url must not carry a user name or password (authd signs each delivery instead)')
+  if (url.hash) throw badRequest('url must not have a #fragment (it is never sent)')
+  if (url.port === '0') throw badRequest('url must not name port 0')
   if (url.protocol === 'https:') return url.href
   if (url.protocol === 'http:' && settings.allowInsecure && isLoopbackName(url.hostname)) return url.href
   if (url.protocol === 'http:') throw badRequest('url must be https (http only to a loopback address, with AUTHD_WEBHOOKS_ALLOW_INSECURE=1)')

@@ -14,12 +14,10 @@ type EndpointDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys'>
 
 const MAX_DESCRIPTION = 200
 const MAX_ENDPOINTS_PER_TENANT = 20
-/** An endpoint's URL as the audit log keeps it: without its query, where a receiver may take
- *  a token of its own (`?key=…`), which the audit log must not hold. */
-const auditedUrl = (url: string) => {
-  const parsed = new URL(url)
-  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`
-}
+/** An endpoint's URL as the audit log keeps it: its origin only. A receiver may take a token of
+ *  its own in the path or the query (Slack's and others' hook URLs are secrets in their path),
+ *  which the audit log must not hold; the event names the endpoint by its id. */
+const auditedUrl = (url: string) => `${new URL(url).origin}/…`
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString())
 
 /** An endpoint as the CLI and the API show it: never its secret. */
