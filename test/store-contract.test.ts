@@ -696,6 +696,24 @@ for (const [engine, define, open] of engines) {
         expect(await e.store.webhooks.getDelivery(slow.delivery.id)).toMatchObject({ status: 'succeeded', lastStatus: 200, deliveredAt: now + 17_000 })
       }))
 
+      it('takes over a crashed worker\'s delivery before deliveries queued after it was first due', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        await fanOut(e.store) // (the seeded user's event: no endpoint yet, no delivery)
+        const [a, b] = [endpoint(t.id), endpoint(t.id)]
+        for (const ep of [a, b]) await e.store.webhooks.insertEndpoint(ep)
+        await e.store.users.insert(user(t.id, 'first@example.com'))
+        await fanOut(e.store)
+        const crashed = (await e.store.webhooks.claimNext(now, 15_000, 2))!
+        const delivered = (await e.store.webhooks.claimNext(now, 15_000, 2))!
+        expect(await e.store.webhooks.recordSuccess(delivered.delivery.id, delivered.endpoint.id, delivered.delivery.leaseUntil!, { at: now + 1, status: 204, error: null, response: null })).toBe(true)
+        // events queued while the crashed worker's lease runs
+        await e.store.users.insert(user(t.id, 'second@example.com'))
+        await fanOut(e.store, now + 10_000)
+        const taken = (await e.second().webhooks.claimNext(now + 15_000, 15_000, 2))!
+        expect(taken.delivery.id).toBe(crashed.delivery.id)
+        expect(taken.delivery.attempts).toBe(2)
+      }))
+
       it('gives a tenant at most its share of deliveries in flight, across instances: the next claim goes to another tenant', withEngine(async (e) => {
         const { t } = await seeded(e.store)
         const other = tenant()
