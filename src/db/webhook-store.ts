@@ -28,7 +28,8 @@ export function createWebhookStore(db: Db): WebhookStore {
   // (webhook_deliveries_tenant_in_flight_idx), however many deliveries are kept. A crashed
   // worker's delivery ('sending', its lease run out) goes first ('sending' sorts after
   // 'pending', hence DESC): its next_attempt_at is its lease's end, not when it was first due,
-  // which was before any delivery now pending was claimable ahead of it.
+  // which was before any delivery now pending was claimable ahead of it. Ties (an event batch
+  // is due at one instant) go by id, which is in the order the events were written.
   const claim = db.$client.prepare(`
     UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = $leaseUntil, next_attempt_at = $leaseUntil
     WHERE id = (
@@ -37,7 +38,7 @@ export function createWebhookStore(db: Db): WebhookStore {
         AND e.disabled_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > $now)
         AND (SELECT count(*) FROM webhook_deliveries g WHERE g.tenant_id = d.tenant_id AND g.status = 'sending' AND g.next_attempt_at > $now) < $perTenant
-      ORDER BY d.status DESC, d.next_attempt_at LIMIT 1
+      ORDER BY d.status DESC, d.next_attempt_at, d.id LIMIT 1
     )
     RETURNING id`)
   // An outcome is written only while the attempt's claim holds the delivery: still 'sending'

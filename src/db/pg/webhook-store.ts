@@ -41,14 +41,14 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
     db.transaction(async (tx): Promise<string | null | 'none'> => {
       const [endpoint] = (await tx.execute(sql`SELECT e.id, e.tenant_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE ${due(now)} AND e.disabled_at IS NULL AND ${noneInFlight(now)} AND ${tenantHasRoom(now, perTenant)}
-        ORDER BY d.status DESC, d.next_attempt_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`)) as unknown as Array<{ id: string; tenant_id: string }>
+        ORDER BY d.status DESC, d.next_attempt_at, d.id LIMIT 1 FOR UPDATE OF e SKIP LOCKED`)) as unknown as Array<{ id: string; tenant_id: string }>
       if (!endpoint) return 'none'
       // Claims of one tenant's endpoints one after another (held to the commit), so the next
       // statement's count sees every committed claim of the tenant.
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`authd.webhooks.tenant:${endpoint.tenant_id}`}))`)
       const [claimed] = (await tx.execute(sql`UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ${now + leaseMs}::bigint, next_attempt_at = ${now + leaseMs}::bigint
         WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = ${endpoint.id} AND ${due(now)} AND ${noneInFlight(now)} AND ${tenantHasRoom(now, perTenant)}
-          ORDER BY d.status DESC, d.next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+          ORDER BY d.status DESC, d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING id`)) as unknown as Array<{ id: string }>
       return claimed?.id ?? null
     })
