@@ -58,6 +58,9 @@ export async function exchangeCode(
   const now = deps.clock.now()
   if (!code || code.tenantId !== tenant.id) throw invalidGrant()
   if (code.spentAt !== null) {
+    // Only the code's own client, authenticated, takes back what it gave: another client (a
+    // public one needs no secret) presenting a stolen spent code would otherwise end the user's grant.
+    if (code.clientId !== client.id) throw invalidGrant()
     // A code seen twice was intercepted, or replayed: what it gave is taken back (RFC 6749 §4.1.2).
     await deps.store.oidc.revokeCodeGrant(code.id, now, auditEvent(deps, 'oidc.code_reused', actor, { tenantId: tenant.id, userId: code.userId, detail: { clientId: code.clientId } }))
     throw invalidGrant()

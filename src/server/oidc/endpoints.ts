@@ -15,7 +15,7 @@ import { clientActor } from '../plugins/client-ip'
 import { formValue } from '../pages/forms'
 import { PAGE_PREFIX } from '../pages/page'
 import type { Actor } from '../../core/audit'
-import { discoveryDocument, issuerOf, presentedClient } from './protocol'
+import { discoveryDocument, issuerOf, presentedClient, refuseRepeated } from './protocol'
 
 interface EndpointRequest {
   request: Request
@@ -56,6 +56,7 @@ export const oidcEndpoints = (deps: Deps) =>
     .post('/token', async ({ request, params, body, set, actor }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
+      refuseRepeated(body)
       const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
       const grantType = formValue(body, 'grant_type')
       if (grantType === 'authorization_code') {
@@ -78,6 +79,7 @@ export const oidcEndpoints = (deps: Deps) =>
     .post('/revoke', async ({ request, params, body, set, actor }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
+      refuseRepeated(body)
       const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
       await revokeToken(deps, tenant, issuer, client, optionalField(body, 'token'), actor)
       return ''
