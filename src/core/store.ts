@@ -268,7 +268,8 @@ export interface OidcStore {
    * Redeems the code in one transaction: spends it if it is still unspent and unexpired, and
    * starts the grant (`family`, with `firstToken`) if the user's session epoch is still the
    * code's. 'spent' when another redemption won (nothing written), 'stale' when the user's
-   * epoch moved on (the code is spent, no grant starts). The grant's audit event is committed with it.
+   * epoch moved on or the page session it was issued in (its sessionId) has been revoked (the
+   * code is spent, no grant starts). The grant's audit event is committed with it.
    */
   redeemCode(input: { codeId: string; now: number; family: RefreshFamily; firstToken: RefreshToken; userEpoch: number; audit: AuditEvent }): Promise<'redeemed' | 'spent' | 'stale'>
   /** A spent code presented again: revokes the grant its redemption started (waiting for that
@@ -278,9 +279,9 @@ export interface OidcStore {
   /** Records (or widens) the user's consent to the client. */
   saveConsent(consent: OidcConsent): Promise<void>
   listConsents(userId: string): Promise<OidcConsent[]>
-  /** Withdraws the consent and revokes the user's grants to the client; false if there was none. */
+  /** Withdraws the consent and revokes the user's grants to the client (and spends the user's unredeemed codes for it); false if there was none. */
   withdrawConsent(userId: string, clientId: string, now: number): Promise<boolean>
-  /** Revokes the user's live grants to the client; returns how many. */
+  /** Revokes the user's live grants to the client and spends the user's unredeemed codes for it; returns how many grants. */
   revokeGrants(userId: string, clientId: string, now: number, reason: string): Promise<number>
 }
 

@@ -18,14 +18,18 @@ export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => 
 }
 
 export function createOidcStore(db: Db): OidcStore {
-  const revokeGrants = (userId: string | null, clientId: string, now: number, reason: string) =>
-    changesOf(
+  // Ending a user's grants to a client also spends the codes issued to it and not yet redeemed:
+  // a code from just before would otherwise start a grant the user (or an admin) just ended.
+  const revokeGrants = (userId: string | null, clientId: string, now: number, reason: string) => {
+    if (userId !== null) db.update(oidcCodes).set({ spentAt: now }).where(and(eq(oidcCodes.userId, userId), eq(oidcCodes.clientId, clientId), isNull(oidcCodes.spentAt))).run()
+    return changesOf(
       db
         .update(refreshFamilies)
         .set({ revokedAt: now, revokedReason: reason })
         .where(and(eq(refreshFamilies.clientId, clientId), userId === null ? undefined : eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
         .run(),
     )
+  }
   return {
     async insertClient(client) {
       await immediate(db, () => db.insert(oidcClients).values(toClientRow(client) as ClientRow).run())
@@ -61,10 +65,15 @@ export function createOidcStore(db: Db): OidcStore {
           .update(oidcCodes)
           .set({ spentAt: now, familyId: family.id })
           .where(and(eq(oidcCodes.id, codeId), isNull(oidcCodes.spentAt), gt(oidcCodes.expiresAt, now)))
-          .run()
-        if (changesOf(spent) !== 1) return 'spent' as const
+          .returning({ sessionId: oidcCodes.sessionId })
+          .get()
+        if (!spent) return 'spent' as const
         const epoch = db.select({ sessionEpoch: users.sessionEpoch }).from(users).where(eq(users.id, family.userId)).get()?.sessionEpoch
         if (epoch !== userEpoch) return 'stale' as const
+        // The page session the code was issued in has ended since (logout-all, sessions revoke):
+        // what the user ended gives no new grant.
+        const page = db.select({ revokedAt: refreshFamilies.revokedAt }).from(refreshFamilies).where(eq(refreshFamilies.id, spent.sessionId)).get()
+        if (page && page.revokedAt !== null) return 'stale' as const
         db.insert(refreshFamilies).values(family).run()
         db.insert(refreshTokens).values(firstToken).run()
         db.insert(auditEvents).values(toAuditRow(audit)).run()

@@ -503,7 +503,10 @@ export const oidcCodes = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     sessionId: text('session_id').notNull(),
     redirectUri: text('redirect_uri').notNull(),
-    codeChallenge: text('code_challenge').notNull(),
+    // (null: a confidential client that sent no PKCE challenge; spec §21 accepts PKCE from it, requires it of none)
+    codeChallenge: text('code_challenge'),
+    // The issuer URL the code was issued at (a tenant has one per spelling: slug, id): it is redeemed there only.
+    issuer: text('issuer'),
     nonce: text('nonce'),
     scope: text('scope').notNull(),
     authAt: integer('auth_at').notNull(),

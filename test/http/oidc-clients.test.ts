@@ -47,6 +47,11 @@ describe('/api/v1/admin/clients', () => {
       const refused = await admin('POST', '/clients', { name: 'Bad', redirectUris })
       expect({ status: refused.status, message: refused.json.message }).toMatchObject({ status: 400, message: expect.stringContaining('redirectUris') })
     }
+    // Written as a URL parser reads them, or refused: stored verbatim they would be matched verbatim.
+    for (const uri of ['http://localhost\\@evil.com/cb', 'http:\\\\localhost/cb', 'http://127.1/cb', 'HTTP://LOCALHOST/cb', 'https://wiki.example']) {
+      const refused = await admin('POST', '/clients', { name: 'Odd', redirectUris: [uri] })
+      expect({ status: refused.status, message: refused.json.message }).toEqual({ status: 400, message: expect.stringContaining('canonical form') })
+    }
     const beta = await createTenant(ctx.runtime, { name: 'Beta' })
     const betaKey = (await createApiKey(ctx.runtime, { tenantId: beta.id, scope: 'admin' })).key
     expect((await admin('GET', `/clients/${pub.json.data.client.clientId}`, undefined, betaKey)).status).toBe(404)

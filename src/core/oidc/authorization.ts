@@ -1,5 +1,6 @@
 // The authorization endpoint's rules (product spec §21; OpenID Connect Core §3.1.2, OAuth 2.1):
-// the code flow only, PKCE with S256 only, the redirect URI matched exactly. A request is
+// the code flow only, PKCE with S256 only (required of public clients, optional for confidential
+// ones, as the spec says), the redirect URI matched exactly. A request is
 // judged in two stages, as panva's oidc-provider does: until the client and its redirect URI
 // are known good, an error is shown to the user and never sent anywhere (an open redirector
 // otherwise); after that, errors go back to the client with its `state` and our `iss`.
@@ -41,7 +42,8 @@ export interface AuthorizationRequest {
   nonce: string | null
   /** The scopes asked for that authd knows (others are ignored, as Core §3.1.2.1 allows). */
   scopes: string[]
-  codeChallenge: string
+  /** null: a confidential client sent no challenge (its secret authenticates the exchange). */
+  codeChallenge: string | null
   prompt: Set<string>
   maxAgeSec: number | null
   loginHint: string | null
@@ -80,11 +82,17 @@ export function parseAuthorizationRequest(params: Params, client: OidcClient, re
   const requested = (params.get('scope') ?? '').split(' ').filter((s) => s !== '')
   if (!requested.includes('openid')) throw new OAuthError('invalid_scope', 'the openid scope is required')
   const scopes = SUPPORTED_SCOPES.filter((s) => requested.includes(s))
-  const codeChallenge = params.get('code_challenge')
-  if (codeChallenge === undefined) throw invalidRequest('code_challenge is required (PKCE with S256)')
-  // Absent, the method would be `plain` (RFC 7636 §4.3), which OAuth 2.1 forbids.
-  if (params.get('code_challenge_method') !== 'S256') throw invalidRequest('code_challenge_method must be S256 (plain is not supported)')
-  if (!CODE_CHALLENGE.test(codeChallenge)) throw invalidRequest('code_challenge must be the base64url SHA-256 of the code_verifier')
+  const codeChallenge = params.get('code_challenge') ?? null
+  if (codeChallenge === null) {
+    // A public client has no secret: PKCE is what binds its code to it. A confidential client
+    // may do without (many relying parties do not send it), and is then bound by its secret.
+    if (client.secretHash === null) throw invalidRequest('code_challenge is required (PKCE with S256) for a public client')
+    if (params.has('code_challenge_method')) throw invalidRequest('code_challenge_method was sent without a code_challenge')
+  } else {
+    // Absent, the method would be `plain` (RFC 7636 §4.3), which OAuth 2.1 forbids.
+    if (params.get('code_challenge_method') !== 'S256') throw invalidRequest('code_challenge_method must be S256 (plain is not supported)')
+    if (!CODE_CHALLENGE.test(codeChallenge)) throw invalidRequest('code_challenge must be the base64url SHA-256 of the code_verifier')
+  }
   const prompt = new Set((params.get('prompt') ?? '').split(' ').filter((p) => p !== ''))
   for (const value of prompt) if (!(PROMPT_VALUES as readonly string[]).includes(value)) throw invalidRequest(`prompt ${value} is not supported`)
   if (prompt.has('none') && prompt.size > 1) throw invalidRequest('prompt=none must be alone')
@@ -116,6 +124,7 @@ export type AuthorizationStep = { step: 'login' } | { step: 'consent' } | { step
 export async function authorize(
   deps: Pick<Deps, 'store' | 'clock'>,
   tenant: Tenant,
+  issuer: string,
   request: AuthorizationRequest,
   caller: Caller | null,
   actor: Actor,
@@ -136,10 +145,10 @@ export async function authorize(
       return { step: 'consent' }
     }
   }
-  return { step: 'code', code: await issueCode(deps, tenant, request, caller, actor) }
+  return { step: 'code', code: await issueCode(deps, tenant, issuer, request, caller, actor) }
 }
 
-async function issueCode(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, request: AuthorizationRequest, caller: Caller, actor: Actor): Promise<string> {
+async function issueCode(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, issuer: string, request: AuthorizationRequest, caller: Caller, actor: Actor): Promise<string> {
   const now = deps.clock.now()
   const session = await deps.store.sessions.findSession(caller.sessionId)
   const code = randomToken(32)
@@ -152,6 +161,7 @@ async function issueCode(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, re
     sessionId: caller.sessionId,
     redirectUri: request.redirectUri,
     codeChallenge: request.codeChallenge,
+    issuer,
     nonce: request.nonce,
     scope: request.scopes.join(' '),
     authAt: caller.authAt,

@@ -32,6 +32,10 @@ export function validateRedirectUri(field: string, raw: unknown): string {
   }
   if (raw.includes('#')) throw badRequest(`${field} must not have a fragment`)
   if (url.username || url.password) throw badRequest(`${field} must not carry a user name or password`)
+  // Stored as written and matched character for character, so it must be written as a URL parser
+  // reads it: `http://localhost\\@evil.com/cb`, `HTTP://LOCALHOST/cb` or `http://127.1/cb` mean
+  // something else to a browser or library than they seem to (and than a reviewer reads).
+  if (url.href !== raw) throw badRequest(`${field} must be written in its canonical form (${url.href.slice(0, 2000)}), which is how browsers read it`)
   const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) || PRIVATE_SCHEME.test(url.protocol)
   if (!allowed) throw badRequest(`${field} must be https (http only on localhost or 127.0.0.1), or a private-use scheme such as com.example.app:/callback`)
   return raw

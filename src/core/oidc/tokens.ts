@@ -52,17 +52,27 @@ export async function exchangeCode(
 ): Promise<TokenResponse> {
   if (!input.code) throw invalidRequest('code is required')
   if (!input.redirectUri) throw invalidRequest('redirect_uri is required')
-  if (!input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE)')
-  if (!CODE_VERIFIER.test(input.codeVerifier)) throw invalidGrant('code_verifier is malformed')
+  // A public client's code always has a challenge (authorize requires one of it).
+  if (client.secretHash === null && !input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE)')
+  if (input.codeVerifier !== undefined && !CODE_VERIFIER.test(input.codeVerifier)) throw invalidGrant('code_verifier is malformed')
   const code = input.code.length <= 128 ? await deps.store.oidc.findCode(sha256(input.code)) : null
   const now = deps.clock.now()
   if (!code || code.tenantId !== tenant.id) throw invalidGrant()
   if (code.spentAt !== null) {
+    // Only the code's own client, authenticated, takes back what it gave: another client (a
+    // public one needs no secret) presenting a stolen spent code would otherwise end the user's grant.
+    if (code.clientId !== client.id) throw invalidGrant()
     // A code seen twice was intercepted, or replayed: what it gave is taken back (RFC 6749 §4.1.2).
     await deps.store.oidc.revokeCodeGrant(code.id, now, auditEvent(deps, 'oidc.code_reused', actor, { tenantId: tenant.id, userId: code.userId, detail: { clientId: code.clientId } }))
     throw invalidGrant()
   }
-  if (code.expiresAt <= now || code.clientId !== client.id || code.redirectUri !== input.redirectUri || s256(input.codeVerifier) !== code.codeChallenge) throw invalidGrant()
+  // (a code is redeemed at the issuer spelling it was issued at: /t/acme's code is no code at /t/{id})
+  const otherIssuer = code.issuer != null && code.issuer !== issuer
+  if (code.expiresAt <= now || code.clientId !== client.id || code.redirectUri !== input.redirectUri || otherIssuer) throw invalidGrant()
+  if (code.codeChallenge !== null && !input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE): the authorization request sent a code_challenge')
+  // A verifier for a request that sent no challenge is refused too: the client believes PKCE protects it, and it does not.
+  const pkceHolds = code.codeChallenge === null ? input.codeVerifier === undefined : s256(input.codeVerifier!) === code.codeChallenge
+  if (!pkceHolds) throw invalidGrant(code.codeChallenge === null ? 'the authorization request sent no code_challenge, so no code_verifier is taken' : undefined)
   const session = await deps.store.sessions.findSession(code.sessionId)
   if (!session || session.user.disabledAt !== null || session.tenant.disabledAt !== null) throw invalidGrant()
   const grant = await startGrant(deps, code, actor)

@@ -29,8 +29,11 @@ export interface OidcCode {
   /** The page session (refresh family) the user was signed in with: the ID token's `sid`. */
   sessionId: string
   redirectUri: string
-  /** The S256 code_challenge. */
-  codeChallenge: string
+  /** The S256 code_challenge; null when a confidential client sent none (PKCE is optional for it, spec §21). */
+  codeChallenge: string | null
+  /** The issuer URL it was issued at (one per spelling of the tenant: slug or id), where alone it
+   *  is redeemed; absent on codes issued before authd recorded it. */
+  issuer?: string | null
   nonce: string | null
   /** The granted scopes, space-separated. */
   scope: string

@@ -11,7 +11,8 @@ import m7 from './0007_session_epoch.sql' with { type: 'text' }
 import m8 from './0008_webhooks.sql' with { type: 'text' }
 import m9 from './0009_oidc.sql' with { type: 'text' }
 import m10 from './0010_webhook_session_client.sql' with { type: 'text' }
-import m11 from './0011_webhooks_fair_share.sql' with { type: 'text' }
+import m11 from './0011_oidc_optional_pkce.sql' with { type: 'text' }
+import m12 from './0012_webhooks_fair_share.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -25,7 +26,8 @@ export const migrationFiles: Record<string, string> = {
   '0008_webhooks': m8,
   '0009_oidc': m9,
   '0010_webhook_session_client': m10,
-  '0011_webhooks_fair_share': m11,
+  '0011_oidc_optional_pkce': m11,
+  '0012_webhooks_fair_share': m12,
 }
 
 export { journal }

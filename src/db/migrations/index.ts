@@ -15,7 +15,8 @@ import m11 from './0011_session_epoch.sql' with { type: 'text' }
 import m12 from './0012_webhooks.sql' with { type: 'text' }
 import m13 from './0013_oidc.sql' with { type: 'text' }
 import m14 from './0014_webhook_session_client.sql' with { type: 'text' }
-import m15 from './0015_webhooks_fair_share.sql' with { type: 'text' }
+import m15 from './0015_oidc_optional_pkce.sql' with { type: 'text' }
+import m16 from './0016_webhooks_fair_share.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -33,7 +34,8 @@ export const migrationFiles: Record<string, string> = {
   '0012_webhooks': m12,
   '0013_oidc': m13,
   '0014_webhook_session_client': m14,
-  '0015_webhooks_fair_share': m15,
+  '0015_oidc_optional_pkce': m15,
+  '0016_webhooks_fair_share': m16,
 }
 
 export { journal }

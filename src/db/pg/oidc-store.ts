@@ -13,14 +13,17 @@ type Executor = Pick<PgDb, 'update'>
 type ClientRow = typeof oidcClients.$inferSelect
 
 export function createPgOidcStore(db: PgDb): OidcStore {
-  const revokeGrants = async (tx: Executor, userId: string | null, clientId: string, now: number, reason: string) =>
-    (
+  // (ending a user's grants to a client spends that user's unredeemed codes for it too: see ../oidc-store.ts)
+  const revokeGrants = async (tx: Executor, userId: string | null, clientId: string, now: number, reason: string) => {
+    if (userId !== null) await tx.update(oidcCodes).set({ spentAt: now }).where(and(eq(oidcCodes.userId, userId), eq(oidcCodes.clientId, clientId), isNull(oidcCodes.spentAt)))
+    return (
       await tx
         .update(refreshFamilies)
         .set({ revokedAt: now, revokedReason: reason })
         .where(and(eq(refreshFamilies.clientId, clientId), userId === null ? undefined : eq(refreshFamilies.userId, userId), isNull(refreshFamilies.revokedAt)))
         .returning({ id: refreshFamilies.id })
     ).length
+  }
   return {
     async insertClient(client) {
       await db.insert(oidcClients).values(toClientRow(client) as ClientRow)
@@ -57,10 +60,13 @@ export function createPgOidcStore(db: PgDb): OidcStore {
           .update(oidcCodes)
           .set({ spentAt: now, familyId: family.id })
           .where(and(eq(oidcCodes.id, codeId), isNull(oidcCodes.spentAt), gt(oidcCodes.expiresAt, now)))
-          .returning({ id: oidcCodes.id })
+          .returning({ sessionId: oidcCodes.sessionId })
         if (spent.length !== 1) return 'spent' as const
         const [user] = await tx.select({ sessionEpoch: users.sessionEpoch }).from(users).where(eq(users.id, family.userId))
         if (user?.sessionEpoch !== userEpoch) return 'stale' as const
+        // (the page session ended since: see ../oidc-store.ts; the share lock makes a revocation under way finish first)
+        const [page] = await tx.select({ revokedAt: refreshFamilies.revokedAt }).from(refreshFamilies).where(eq(refreshFamilies.id, spent[0]!.sessionId)).for('share')
+        if (page && page.revokedAt !== null) return 'stale' as const
         await tx.insert(refreshFamilies).values(family)
         await tx.insert(refreshTokens).values(firstToken)
         await tx.insert(auditEvents).values(toAuditRow(audit))
@@ -94,7 +100,7 @@ export function createPgOidcStore(db: PgDb): OidcStore {
       })
     },
     async revokeGrants(userId, clientId, now, reason) {
-      return revokeGrants(db, userId, clientId, now, reason)
+      return db.transaction((tx) => revokeGrants(tx, userId, clientId, now, reason))
     },
   }
 }

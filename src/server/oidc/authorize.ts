@@ -13,6 +13,7 @@ import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
 import type { MessageKey } from '../pages/strings'
 import { sourceOf } from './form-targets'
+import { isIssuerSpelling } from '../../core/oidc/issuer'
 import { issuerOf, stringFields } from './protocol'
 
 /** The page shown when the request cannot be sent back to the client. */
@@ -59,6 +60,8 @@ function consentPage(page: Page, request: AuthorizationRequest, resume: string) 
 async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]>, decision?: 'allow' | 'deny') {
   const params = paramsOf(entries)
   if (params === 'repeated') return cannotGoOn(page)
+  // (an id in upper case is no issuer: see core/oidc/issuer.ts)
+  if (!isIssuerSpelling(decodeURIComponent(page.base.slice('/t/'.length)))) return cannotGoOn(page)
   let target: Awaited<ReturnType<typeof findClientAndRedirect>>
   try {
     target = await findClientAndRedirect(deps, page.tenant, params)
@@ -72,7 +75,7 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
     const request = parseAuthorizationRequest(params, target.client, target.redirectUri)
     if (decision === 'deny') throw new OAuthError('access_denied', 'the user denied the request')
     if (decision === 'allow' && page.caller) await giveConsent(deps, page.tenant, request, page.caller, page.actor)
-    const next = await authorize(deps, page.tenant, request, page.caller, page.actor, decision === 'allow')
+    const next = await authorize(deps, page.tenant, issuer, request, page.caller, page.actor, decision === 'allow')
     if (next.step === 'code') return page.redirect(clientRedirect(target.redirectUri, issuer, state, { code: next.code }))
     if (next.step === 'consent') return consentPage(page, request, resumePath(page, params, null))
     const login = new URLSearchParams({ return_to: resumePath(page, params, deps.clock.now()) })

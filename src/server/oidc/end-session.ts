@@ -1,5 +1,6 @@
-// GET|POST /t/{tenant}/end_session: RP-initiated logout 1.0. With an id_token_hint naming the
-// signed-in user, the page session ends at once; otherwise the user confirms with a form
+// GET|POST /t/{tenant}/end_session: RP-initiated logout 1.0. With an id_token_hint issued in
+// this very page session (its `sid`), the page session ends at once (the hint of another
+// session of the same user, a leaked one say, is no proof this browser asked); otherwise the user confirms with a form
 // (a link alone must not sign anyone out). Then the browser goes to the client's registered
 // post_logout_redirect_uri (with `state`), or to the login page.
 import { Elysia } from 'elysia'
@@ -54,7 +55,7 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
     page.returnOrigins.push(sourceOf(postLogout))
   }
   if (!page.caller) return page.redirect(target)
-  if (confirmed || (hint !== null && hint.sub === page.caller.user.id)) return signOut(deps, page, target)
+  if (confirmed || (hint !== null && hint.sub === page.caller.user.id && hint.sid === page.caller.sessionId)) return signOut(deps, page, target)
   const { t } = page
   const again = `${page.base}/end_session?${new URLSearchParams([...params])}`
   const main = html`<p>${t('logout.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>${form({ action: `${page.base}/end_session/confirm`, token: page.token, submit: t('logout.submit'), hidden: { return_to: again } })}`

@@ -4,18 +4,17 @@
 // oauthErrorAnswer (protocol.ts).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { notFound } from '../../core/errors'
 import { authenticateClient } from '../../core/oidc/clients'
 import { invalidRequest, OAuthError } from '../../core/oidc/errors'
 import { revokeToken, userInfo } from '../../core/oidc/access'
 import { exchangeCode, refreshGrant } from '../../core/oidc/tokens'
-import { findTenantForPages } from '../../core/tenant-pages'
+import { tenantOfIssuer } from '../../core/oidc/issuer'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
 import { formValue } from '../pages/forms'
 import { PAGE_PREFIX } from '../pages/page'
 import type { Actor } from '../../core/audit'
-import { discoveryDocument, issuerOf, presentedClient } from './protocol'
+import { discoveryDocument, issuerOf, presentedClient, refuseRepeated } from './protocol'
 
 interface EndpointRequest {
   request: Request
@@ -26,10 +25,8 @@ interface EndpointRequest {
 }
 
 /** The tenant the issuer in the URL names, and that issuer. */
-async function issuerFor(deps: Deps, ref: string): Promise<{ tenant: Tenant; issuer: string }> {
-  const tenant = await findTenantForPages(deps, ref)
-  if (!tenant) throw notFound()
-  return { tenant, issuer: issuerOf(deps.config, ref) }
+async function issuerFor(deps: Deps, ref: string, bearer = false): Promise<{ tenant: Tenant; issuer: string }> {
+  return { tenant: await tenantOfIssuer(deps, ref, bearer), issuer: issuerOf(deps.config, ref) }
 }
 
 /** RFC 6749 §5.1: token answers are never cached. */
@@ -56,6 +53,7 @@ export const oidcEndpoints = (deps: Deps) =>
     .post('/token', async ({ request, params, body, set, actor }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
+      refuseRepeated(body)
       const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
       const grantType = formValue(body, 'grant_type')
       if (grantType === 'authorization_code') {
@@ -66,18 +64,19 @@ export const oidcEndpoints = (deps: Deps) =>
       throw new OAuthError('unsupported_grant_type', 'only authorization_code and refresh_token are supported')
     })
     .get('/userinfo', async ({ request, params, set }: EndpointRequest) => {
-      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      const { tenant, issuer } = await issuerFor(deps, params.tenant, true)
       noStore(set)
       return userInfo(deps, tenant, issuer, request.headers.get('authorization'))
     })
     .post('/userinfo', async ({ request, params, set }: EndpointRequest) => {
-      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      const { tenant, issuer } = await issuerFor(deps, params.tenant, true)
       noStore(set)
       return userInfo(deps, tenant, issuer, request.headers.get('authorization'))
     })
     .post('/revoke', async ({ request, params, body, set, actor }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
+      refuseRepeated(body)
       const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
       await revokeToken(deps, tenant, issuer, client, optionalField(body, 'token'), actor)
       return ''

@@ -7,6 +7,7 @@ import { OAuthError, invalidClient, invalidRequest } from '../../core/oidc/error
 import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
 import type { PresentedClient } from '../../core/oidc/clients'
 import { formValue } from '../pages/forms'
+import { REPEATED_FIELDS } from '../plugins/body-limit'
 
 /** `{AUTHD_PUBLIC_URL}/t/{tenant}`, with the tenant as the URL names it (its slug or its id). */
 export const issuerOf = (config: Pick<Config, 'publicUrl'>, tenantRef: string) => `${config.publicUrl.replace(/\/$/, '')}/t/${encodeURIComponent(tenantRef)}`
@@ -98,6 +99,12 @@ export function oauthErrorAnswer(request: Request, error: AppError): { body: str
   if (code === 'invalid_token') headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${description}"`
   if (code === 'invalid_client' && request.headers.has('authorization')) headers['www-authenticate'] = 'Basic realm="authd"'
   return { body: JSON.stringify({ error: code, error_description: description }), headers }
+}
+
+/** RFC 6749 §3.2: a parameter sent twice (`code=a&code=b`) is invalid_request, never one of them picked. */
+export function refuseRepeated(body: unknown): void {
+  const repeated = typeof body === 'object' && body !== null ? (body as { [REPEATED_FIELDS]?: string[] })[REPEATED_FIELDS] : undefined
+  if (repeated?.length) throw invalidRequest(`${repeated[0]!.slice(0, 50)} must be sent once`)
 }
 
 /** A POSTed request's parameters: its string fields (a JSON body may hold anything else, which no parameter is). */

@@ -28,13 +28,20 @@ async function readText(request: Request, limit: number): Promise<string> {
   return utf8.decode(Buffer.concat(chunks))
 }
 
+/** On a parsed form, the names it sent more than once (not enumerable: no field): the OAuth
+ *  endpoints refuse those (RFC 6749 §3.2) where a page takes the first. */
+export const REPEATED_FIELDS = Symbol('repeated form fields')
+
 /** A form as authd's pages send it (application/x-www-form-urlencoded): each name's first value. */
 function parseForm(text: string): Record<string, string> {
   const form: Record<string, string> = {}
+  const repeated: string[] = []
   for (const [name, value] of new URLSearchParams(text)) {
     if (value.includes('\0') || name.includes('\0')) throw badRequest('A form field must not contain a NUL character')
-    form[name] ??= value
+    if (Object.hasOwn(form, name)) repeated.push(name)
+    else form[name] = value
   }
+  if (repeated.length > 0) Object.defineProperty(form, REPEATED_FIELDS, { value: repeated })
   return form
 }
 

@@ -14,7 +14,7 @@ const ClientView = t.Object({
   clientId: t.String({ description: 'The client_id' }),
   tenantId: t.String({ format: 'uuid' }),
   name: t.String({ description: 'Shown to users on the consent page' }),
-  type: t.Union([t.Literal('confidential'), t.Literal('public')], { description: 'confidential: authenticates with its secret (client_secret_basic or client_secret_post); public: none, PKCE only' }),
+  type: t.Union([t.Literal('confidential'), t.Literal('public')], { description: 'confidential: authenticates with its secret (client_secret_basic or client_secret_post); public: none, PKCE (S256) required' }),
   secretPrefix: t.Union([t.String(), t.Null()], { description: "The secret's first characters, to tell secrets apart (never the secret)" }),
   redirectUris: t.Array(t.String(), { description: 'Matched exactly at the authorization endpoint' }),
   postLogoutRedirectUris: t.Array(t.String()),
@@ -55,7 +55,7 @@ export const adminClientRoutes = (deps: Deps) =>
           name: t.String(),
           redirectUris: t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20' }),
           postLogoutRedirectUris: uris('Where end_session may send the browser back to'),
-          public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE only' })),
+          public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE (S256) required' })),
           firstParty: t.Optional(t.Boolean({ description: 'The operator’s own application: no consent page' })),
         }),
         detail: {
