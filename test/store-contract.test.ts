@@ -653,19 +653,90 @@ for (const [engine, define, open] of engines) {
         await e.store.users.insert(user(t.id, 'two@example.com'))
         await fanOut(e.store)
         const second = e.second()
-        const claims = (await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).webhooks.claimNext(now, 15_000)))).filter((c) => c !== null)
+        const claims = (await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).webhooks.claimNext(now, 15_000, 2)))).filter((c) => c !== null)
         // four deliveries (two events, two endpoints); one in flight per endpoint
         expect(claims.map((c) => c!.endpoint.id).sort()).toEqual([a.id, b.id].sort())
-        expect(await e.store.webhooks.claimNext(now + 1, 15_000)).toBeNull()
+        expect(await e.store.webhooks.claimNext(now + 1, 15_000, 2)).toBeNull()
         const [first] = claims
-        await e.store.webhooks.recordFailure(first!.delivery.id, first!.endpoint.id, { at: now, status: 503, error: 'answered 503', response: 'busy' }, now + 5_000)
-        const next = await e.store.webhooks.claimNext(now + 1, 15_000)
+        await e.store.webhooks.recordFailure(first!.delivery.id, first!.endpoint.id, first!.delivery.leaseUntil!, { at: now, status: 503, error: 'answered 503', response: 'busy' }, now + 5_000)
+        const next = await e.store.webhooks.claimNext(now + 1, 15_000, 2)
         expect(next).toMatchObject({ endpoint: { id: first!.endpoint.id } })
         // the other endpoint's worker died: its lease runs out and the delivery is claimed again
-        const retaken = await second.webhooks.claimNext(now + 15_000, 15_000)
+        const retaken = await second.webhooks.claimNext(now + 15_000, 15_000, 2)
         expect(retaken).toMatchObject({ endpoint: { id: claims[1]!.endpoint.id } })
-        expect(await e.store.webhooks.claimNext(now + 15_000, 15_000)).toBeNull()
+        expect(await e.store.webhooks.claimNext(now + 15_000, 15_000, 2)).toBeNull()
         expect((await e.store.webhooks.getEndpoint(first!.endpoint.id))!.failingSince).toBe(now)
+      }))
+
+      it('writes an attempt\'s outcome only while its claim holds the delivery: a late one after a takeover is dropped', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        await fanOut(e.store) // (the seeded user's event: no endpoint yet, no delivery)
+        const a = endpoint(t.id)
+        await e.store.webhooks.insertEndpoint(a)
+        await e.store.users.insert(user(t.id, 'late@example.com'))
+        await fanOut(e.store)
+        const slow = (await e.store.webhooks.claimNext(now, 15_000, 2))!
+        expect(slow.delivery.leaseUntil).toBe(now + 15_000)
+        // the slow attempt outlasts its lease: another worker takes the delivery over
+        const second = e.second()
+        const taken = (await second.webhooks.claimNext(now + 15_000, 15_000, 2))!
+        expect(taken.delivery.id).toBe(slow.delivery.id)
+        // the slow attempt's failure neither puts the delivery back nor marks the endpoint failing
+        expect(await e.store.webhooks.recordFailure(slow.delivery.id, a.id, slow.delivery.leaseUntil!, { at: now + 16_000, status: null, error: 'no answer', response: null }, now + 20_000)).toBeNull()
+        expect(await e.store.webhooks.getDelivery(slow.delivery.id)).toMatchObject({ status: 'sending', leaseUntil: now + 30_000, lastError: null })
+        expect((await e.store.webhooks.getEndpoint(a.id))!.failingSince).toBeNull()
+        expect(await second.webhooks.claimNext(now + 16_000, 15_000, 2)).toBeNull()
+        // nor its success; nor its shutdown requeue
+        expect(await e.store.webhooks.recordSuccess(slow.delivery.id, a.id, slow.delivery.leaseUntil!, { at: now + 16_000, status: 204, error: null, response: null })).toBe(false)
+        await e.store.webhooks.requeue(slow.delivery.id, slow.delivery.leaseUntil!, now + 16_000)
+        expect(await e.store.webhooks.getDelivery(slow.delivery.id)).toMatchObject({ status: 'sending', attempts: 2 })
+        // the attempt that holds the claim records its success, and a late failure cannot undo it
+        expect(await second.webhooks.recordSuccess(taken.delivery.id, a.id, taken.delivery.leaseUntil!, { at: now + 17_000, status: 200, error: null, response: 'ok' })).toBe(true)
+        expect(await e.store.webhooks.recordFailure(slow.delivery.id, a.id, slow.delivery.leaseUntil!, { at: now + 18_000, status: 500, error: 'answered 500', response: null }, now + 20_000)).toBeNull()
+        expect(await e.store.webhooks.getDelivery(slow.delivery.id)).toMatchObject({ status: 'succeeded', lastStatus: 200, deliveredAt: now + 17_000 })
+      }))
+
+      it('takes over a crashed worker\'s delivery before deliveries queued after it was first due', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        await fanOut(e.store) // (the seeded user's event: no endpoint yet, no delivery)
+        const [a, b] = [endpoint(t.id), endpoint(t.id)]
+        for (const ep of [a, b]) await e.store.webhooks.insertEndpoint(ep)
+        await e.store.users.insert(user(t.id, 'first@example.com'))
+        await fanOut(e.store)
+        const crashed = (await e.store.webhooks.claimNext(now, 15_000, 2))!
+        const delivered = (await e.store.webhooks.claimNext(now, 15_000, 2))!
+        expect(await e.store.webhooks.recordSuccess(delivered.delivery.id, delivered.endpoint.id, delivered.delivery.leaseUntil!, { at: now + 1, status: 204, error: null, response: null })).toBe(true)
+        // events queued while the crashed worker's lease runs
+        await e.store.users.insert(user(t.id, 'second@example.com'))
+        await fanOut(e.store, now + 10_000)
+        const taken = (await e.second().webhooks.claimNext(now + 15_000, 15_000, 2))!
+        expect(taken.delivery.id).toBe(crashed.delivery.id)
+        expect(taken.delivery.attempts).toBe(2)
+      }))
+
+      it('gives a tenant at most its share of deliveries in flight, across instances: the next claim goes to another tenant', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        const other = tenant()
+        expect(await e.store.tenants.insert(other)).toBe(true)
+        const busy = [endpoint(t.id), endpoint(t.id), endpoint(t.id)]
+        const calm = endpoint(other.id)
+        for (const ep of [...busy, calm]) await e.store.webhooks.insertEndpoint(ep)
+        await e.store.users.insert(user(t.id, 'first@example.com'))
+        await fanOut(e.store, now - 10) // the busy tenant's three deliveries are due first
+        await e.store.users.insert(user(other.id, 'other@example.com'))
+        await fanOut(e.store)
+        const second = e.second()
+        const claims = (await Promise.all([e.store, second, e.store, second].map((s) => s.webhooks.claimNext(now, 15_000, 2)))).filter((c) => c !== null)
+        // two of the busy tenant's (its share), then the other tenant's, though the busy one's third is older
+        expect(claims.filter((c) => c!.endpoint.tenantId === t.id)).toHaveLength(2)
+        expect(claims.filter((c) => c!.endpoint.id === calm.id)).toHaveLength(1)
+        expect(claims).toHaveLength(3)
+        // once one of its attempts ends, the busy tenant's third is claimed
+        const done = claims.find((c) => c!.endpoint.tenantId === t.id)!
+        expect(await e.store.webhooks.recordSuccess(done.delivery.id, done.endpoint.id, done.delivery.leaseUntil!, { at: now + 1, status: 204, error: null, response: null })).toBe(true)
+        const third = await e.store.webhooks.claimNext(now + 1, 15_000, 2)
+        expect(third!.endpoint.tenantId).toBe(t.id)
+        expect(claims.map((c) => c!.endpoint.id)).not.toContain(third!.endpoint.id)
       }))
 
       it('redelivers a dead delivery once, and prunes delivered ones and their events after retention', withEngine(async (e) => {
@@ -675,13 +746,13 @@ for (const [engine, define, open] of engines) {
         await e.store.webhooks.insertEndpoint(a)
         await e.store.users.insert(user(t.id, 'three@example.com'))
         await fanOut(e.store)
-        const claimed = (await e.store.webhooks.claimNext(now, 15_000))!
-        await e.store.webhooks.recordFailure(claimed.delivery.id, a.id, { at: now, status: null, error: 'timeout', response: null }, null)
+        const claimed = (await e.store.webhooks.claimNext(now, 15_000, 2))!
+        await e.store.webhooks.recordFailure(claimed.delivery.id, a.id, claimed.delivery.leaseUntil!, { at: now, status: null, error: 'timeout', response: null }, null)
         expect((await e.store.webhooks.getDelivery(claimed.delivery.id))!.status).toBe('dead')
         const again = await Promise.all([e.store, e.second()].map((s) => s.webhooks.redeliver(claimed.delivery.id, now + 1, now + 10)))
         expect(again.filter((d) => d !== null)).toHaveLength(1)
-        const retried = (await e.store.webhooks.claimNext(now + 1, 15_000))!
-        await e.store.webhooks.recordSuccess(retried.delivery.id, a.id, { at: now + 2, status: 204, error: null, response: null })
+        const retried = (await e.store.webhooks.claimNext(now + 1, 15_000, 2))!
+        await e.store.webhooks.recordSuccess(retried.delivery.id, a.id, retried.delivery.leaseUntil!, { at: now + 2, status: 204, error: null, response: null })
         expect(await e.store.webhooks.getEndpoint(a.id)).toMatchObject({ failingSince: null })
         expect(await e.store.prune('webhookDeliveries', now + 1, 10)).toBe(0)
         expect(await e.store.prune('webhookDeliveries', now + 3, 10)).toBe(1)

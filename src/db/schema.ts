@@ -461,6 +461,8 @@ export const webhookDeliveries = sqliteTable(
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     // claimNext's test for a delivery in flight at the endpoint (status 'sending', lease not run out)
     index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
+    // claimNext's count of a tenant's deliveries in flight (its fair share of the slots)
+    index('webhook_deliveries_tenant_in_flight_idx').on(t.tenantId, t.status, t.nextAttemptAt),
   ],
 )
 

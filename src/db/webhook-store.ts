@@ -18,11 +18,18 @@ export const endpointFields = (changes: Partial<WebhookEndpoint>) => {
 }
 
 export function createWebhookStore(db: Db): WebhookStore {
-  // The oldest due delivery of an enabled endpoint with nothing in flight: one delivery per
-  // endpoint at a time, so a slow endpoint holds one worker slot and its own queue only. A
-  // claimed delivery's next_attempt_at is its lease's end, so "due" is one index range for
-  // both a pending delivery and one whose worker died (webhook_deliveries_due_idx), and "in
-  // flight" one look-up (webhook_deliveries_in_flight_idx), however many deliveries are kept.
+  // The oldest due delivery of an enabled endpoint with nothing in flight, of a tenant with
+  // fewer than $perTenant in flight: one delivery per endpoint at a time, so a slow endpoint
+  // holds one worker slot and its own queue only, and a tenant's share of slots is bounded, so
+  // one tenant's slow endpoints cannot hold every slot while other tenants wait. A claimed
+  // delivery's next_attempt_at is its lease's end, so "due" is one index range for both a
+  // pending delivery and one whose worker died (webhook_deliveries_due_idx), and "in flight"
+  // one look-up per endpoint (webhook_deliveries_in_flight_idx) and per tenant
+  // (webhook_deliveries_tenant_in_flight_idx), however many deliveries are kept. A crashed
+  // worker's delivery ('sending', its lease run out) goes first ('sending' sorts after
+  // 'pending', hence DESC): its next_attempt_at is its lease's end, not when it was first due,
+  // which was before any delivery now pending was claimable ahead of it. Ties (an event batch
+  // is due at one instant) go by id, which is in the order the events were written.
   const claim = db.$client.prepare(`
     UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = $leaseUntil, next_attempt_at = $leaseUntil
     WHERE id = (
@@ -30,9 +37,13 @@ export function createWebhookStore(db: Db): WebhookStore {
       WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= $now
         AND e.disabled_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > $now)
-      ORDER BY d.next_attempt_at LIMIT 1
+        AND (SELECT count(*) FROM webhook_deliveries g WHERE g.tenant_id = d.tenant_id AND g.status = 'sending' AND g.next_attempt_at > $now) < $perTenant
+      ORDER BY d.status DESC, d.next_attempt_at, d.id LIMIT 1
     )
     RETURNING id`)
+  // An outcome is written only while the attempt's claim holds the delivery: still 'sending'
+  // under the lease it was claimed with (a later claim, after the lease ran out, has a later one).
+  const held = (id: string, leaseUntil: number) => and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending'), eq(webhookDeliveries.leaseUntil, leaseUntil))
   const anyWaiting = db.$client.prepare('SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL LIMIT 1')
   const deliveryById = (id: string) => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get() ?? null
   const withType = (id: string) => {
@@ -94,8 +105,8 @@ export function createWebhookStore(db: Db): WebhookStore {
         return events.length
       })
     },
-    async claimNext(now, leaseMs) {
-      const claimed = await immediate(db, () => claim.get({ now, leaseUntil: now + leaseMs }) as { id: string } | null)
+    async claimNext(now, leaseMs, perTenant) {
+      const claimed = await immediate(db, () => claim.get({ now, leaseUntil: now + leaseMs, perTenant }) as { id: string } | null)
       if (!claimed) return null
       const row = db
         .select({ delivery: webhookDeliveries, event: webhookEvents, endpoint: webhookEndpoints })
@@ -106,21 +117,27 @@ export function createWebhookStore(db: Db): WebhookStore {
         .get()
       return row ? { delivery: row.delivery, event: row.event, endpoint: toEndpoint(row.endpoint) } : null
     },
-    async recordSuccess(id, endpointId, result) {
-      await immediate(db, () => {
-        db.update(webhookDeliveries)
-          .set({ status: 'succeeded', leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
-          .where(eq(webhookDeliveries.id, id))
-          .run()
-        db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpointId)).run()
+    async recordSuccess(id, endpointId, leaseUntil, result) {
+      return immediate(db, () => {
+        const recorded = changesOf(
+          db.update(webhookDeliveries)
+            .set({ status: 'succeeded', leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
+            .where(held(id, leaseUntil))
+            .run(),
+        ) === 1
+        if (recorded) db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpointId)).run()
+        return recorded
       })
     },
-    async recordFailure(id, endpointId, result, retryAt) {
+    async recordFailure(id, endpointId, leaseUntil, result, retryAt) {
       return immediate(db, () => {
-        db.update(webhookDeliveries)
-          .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? sql`${webhookDeliveries.nextAttemptAt}`, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
-          .where(eq(webhookDeliveries.id, id))
-          .run()
+        const recorded = changesOf(
+          db.update(webhookDeliveries)
+            .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? sql`${webhookDeliveries.nextAttemptAt}`, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
+            .where(held(id, leaseUntil))
+            .run(),
+        ) === 1
+        if (!recorded) return null
         const row = db
           .update(webhookEndpoints)
           .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${result.at})` })
@@ -130,11 +147,11 @@ export function createWebhookStore(db: Db): WebhookStore {
         return row?.failingSince ?? result.at
       })
     },
-    async requeue(id, at) {
+    async requeue(id, leaseUntil, at) {
       await immediate(db, () =>
         db.update(webhookDeliveries)
           .set({ status: 'pending', nextAttemptAt: at, leaseUntil: null, attempts: sql`max(${webhookDeliveries.attempts} - 1, 0)` })
-          .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending')))
+          .where(held(id, leaseUntil))
           .run(),
       )
     },

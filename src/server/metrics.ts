@@ -87,7 +87,7 @@ export class Metrics {
   readonly otpsRequested = new Counter('authd_password_reset_requests_total', 'Forgot-password requests answered.')
   readonly signups = new Counter('authd_signups_total', 'Sign-ups answered (requested; whatever became of them) and verified (completed).')
   readonly mailDeliveries = new Counter('authd_mail_deliveries_total', 'Outbox delivery attempts by outcome (sent, retry, failed, expired).')
-  readonly webhookDeliveries = new Counter('authd_webhook_deliveries_total', 'Webhook delivery attempts by outcome (succeeded; failed, to be retried; dead, retried for 3 days).')
+  readonly webhookDeliveries = new Counter('authd_webhook_deliveries_total', 'Webhook delivery attempts by outcome (succeeded; failed, to be retried; dead, retried for 3 days; lost, outlasted its claim: outcome dropped).')
   readonly errors = new Counter('authd_errors_total', 'Error responses by their stable code (src/core/errors.ts).')
   private readonly gauges: Gauge[] = []
 

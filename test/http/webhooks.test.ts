@@ -10,7 +10,8 @@ import { auditEvent, CLI_ACTOR } from '../../src/core/audit'
 import { newOutboxMessage } from '../../src/core/mail/outbox'
 import { createClient, deleteClient } from '../../src/core/oidc/clients'
 import { setTenantSignup } from '../../src/core/signup'
-import { deleteUser, prepareUser, setUserDisabled, setUserPassword, updateUser } from '../../src/core/users'
+import { createTenant } from '../../src/core/tenants'
+import { createUser, deleteUser, prepareUser, setUserDisabled, setUserPassword, updateUser } from '../../src/core/users'
 import { createEndpoint, listDeliveries, redeliver, rotateSecret, updateEndpoint } from '../../src/core/webhooks/endpoints'
 import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/events'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
@@ -192,6 +193,80 @@ describe('delivery', () => {
     expect(stuck.state.requests).toBe(1)
     const rows = await deliveryRows(stuckEndpoint.id)
     expect(rows.map((d) => d.status).sort()).toEqual(['pending', 'pending', 'pending', 'pending', 'pending', 'sending'])
+  })
+
+  it("one tenant's endpoints that never answer do not stall another tenant's deliveries: a tenant has 2 of the 8 slots", async () => {
+    // A tenant whose 19 endpoints never answer, each with a delivery due before the other tenant's.
+    const stuck = startReceiver()
+    receivers.push(stuck)
+    stuck.state.mode = 'hang'
+    for (let i = 0; i < 19; i++) await createEndpoint(ctx.runtime, { tenantId: ctx.tenantId, url: `${stuck.url}?n=${i}`, events: 'user.created' })
+    const other = await createTenant(ctx.runtime, { name: 'Beta' })
+    const healthy = startReceiver()
+    receivers.push(healthy)
+    const { secret } = await createEndpoint(ctx.runtime, { tenantId: other.id, url: healthy.url, events: 'user.created' })
+    healthy.state.secrets.push(secret)
+    // A long attempt timeout, so that the stuck tenant's attempts are still in flight when the test looks.
+    startWorker({ timeoutMs: 120_000 })
+    await ctx.addUser()
+    await until("the stuck tenant's attempts in flight", () => stuck.state.requests >= 2)
+    const { user } = await createUser(ctx.runtime, { tenantId: other.id, email: 'beta@example.com', firstName: 'Bea', lastName: 'Ta', password: PASSWORD })
+    await until("the other tenant's delivery", () => healthy.received.length === 1)
+    expect(healthy.received[0]!.data.user.id).toBe(user.id)
+    // It arrived while the stuck tenant held its share (2 of 8 slots), and no more.
+    expect(stuck.state.requests).toBe(2)
+    const rows = await queryDatabase<{ status: string }>(ctx, 'SELECT status FROM webhook_deliveries WHERE tenant_id = $1', [ctx.tenantId])
+    expect(rows.filter((d) => d.status === 'sending')).toHaveLength(2)
+    expect(rows.filter((d) => d.status === 'pending')).toHaveLength(17)
+  })
+
+  it('a slow DNS answer counts against the attempt\'s deadline: the attempt ends in time, failed, to be retried', async () => {
+    const { endpoint } = await createEndpoint(ctx.runtime, { tenantId: ctx.tenantId, url: 'https://slow-dns.test/x', events: 'user.created' })
+    const asked: string[] = []
+    // (a resolver that never answers: the deadline alone ends the attempt)
+    startWorker({ timeoutMs: 300, resolve: (name) => (asked.push(name), new Promise<string[]>(() => {})) })
+    await ctx.addUser()
+    await until('the attempt ended', async () => (await deliveryRows(endpoint.id)).some((d) => d.last_error !== null))
+    const [row] = await deliveryRows(endpoint.id)
+    expect(asked).toContain('slow-dns.test')
+    expect({ status: row!.status, error: row!.last_error }).toEqual({ status: 'pending', error: 'no answer within 0.3 s (resolving slow-dns.test)' })
+  })
+
+  it('an attempt that outlasts its claim does not write its outcome over the attempt of the worker that took the delivery over', async () => {
+    const receiver = startReceiver()
+    receivers.push(receiver)
+    const { endpoint, secret } = await createEndpoint(ctx.runtime, { tenantId: ctx.tenantId, url: receiver.url.replace('127.0.0.1', 'localhost'), events: 'user.created' })
+    receiver.state.secrets.push(secret)
+    // The first worker's attempt hangs in resolution until the test lets it fail; one slot, so
+    // that it claims nothing else meanwhile.
+    let failResolution = (_: Error) => {}
+    const outcomes: string[] = []
+    const slow = new WebhookWorker(ctx.runtime, silentLogger, {
+      pollMs: 25,
+      concurrency: 1,
+      timeoutMs: 120_000,
+      resolve: () => new Promise<string[]>((_, reject) => (failResolution = reject)),
+      observe: (outcome) => outcomes.push(outcome),
+    })
+    slow.start()
+    try {
+      await ctx.addUser()
+      await until('the slow attempt resolving', async () => (await deliveryRows(endpoint.id))[0]?.status === 'sending')
+      // Its lease runs out: another instance's worker takes the delivery over and delivers it.
+      ctx.clock.advance(16)
+      startWorker({ resolve: async () => ['127.0.0.1'] })
+      await until('delivered by the other worker', async () => (await deliveryRows(endpoint.id))[0]?.status === 'succeeded')
+      // The slow attempt fails late: its failure is dropped, not recorded over the success.
+      failResolution(new Error('getaddrinfo ENOTFOUND localhost'))
+      await until('the slow attempt ended', () => outcomes.length === 1)
+      expect(outcomes).toEqual(['lost'])
+      const [row] = await deliveryRows(endpoint.id)
+      expect({ status: row!.status, attempts: Number(row!.attempts), lastError: row!.last_error, lastStatus: row!.last_status }).toEqual({ status: 'succeeded', attempts: 2, lastError: null, lastStatus: 200 })
+      expect((await ctx.runtime.store.webhooks.getEndpoint(endpoint.id))!.failingSince).toBeNull()
+      expect(receiver.received).toHaveLength(1)
+    } finally {
+      await slow.stop()
+    }
   })
 
   it('queues nothing for a disabled endpoint, and sends to it again once it is enabled', async () => {

@@ -2,7 +2,8 @@
 // addresses a delivery may go to.
 import { describe, expect, it } from 'bun:test'
 import { addressAllowed, checkEndpointUrl, resolveTarget } from '../../src/core/webhooks/address'
-import { retryDelayMs } from '../../src/core/webhooks/delivery'
+import { ATTEMPT_TIMEOUT_MS, DELIVERY_LEASE_MS, retryDelayMs } from '../../src/core/webhooks/delivery'
+import { perTenantShare } from '../../src/core/webhooks/worker'
 import { parseEventPatterns, subscribes } from '../../src/core/webhooks/events'
 
 const strict = { allowInsecure: false, allowPrivate: [] as never[] }
@@ -22,6 +23,14 @@ describe('the back-off', () => {
     while (elapsed < 3 * 86400_000) elapsed += retryDelayMs(++attempts, 0.5)
     expect(attempts).toBeGreaterThan(15)
     expect(attempts).toBeLessThan(30)
+  })
+})
+
+describe('claims', () => {
+  it('last comfortably longer than an attempt can (its one deadline covers resolution too), and give a tenant a quarter of the slots', () => {
+    expect(DELIVERY_LEASE_MS).toBeGreaterThanOrEqual(ATTEMPT_TIMEOUT_MS + 5_000)
+    expect(perTenantShare(8)).toBe(2)
+    expect(perTenantShare(2)).toBe(1)
   })
 })
 

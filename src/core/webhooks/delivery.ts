@@ -14,9 +14,13 @@ import { payloadOf } from './events'
 import { signDelivery } from './signing'
 import type { AttemptResult, ClaimedDelivery } from './types'
 
+/** The whole attempt's deadline: resolving the host name, connecting, sending, the answer. */
 export const ATTEMPT_TIMEOUT_MS = 10_000
-/** A worker that dies mid-attempt leaves its delivery to another after this: longer than an
- *  attempt can last (it is cut at ATTEMPT_TIMEOUT_MS), short enough to resume soon after a crash. */
+/** A worker that dies mid-attempt leaves its delivery to another after this: comfortably longer
+ *  than an attempt can last (everything in it, resolution included, is cut at
+ *  ATTEMPT_TIMEOUT_MS), short enough to resume soon after a crash. Should an attempt outlast it
+ *  all the same (a process paused, a database slow to answer), its outcome is dropped, not
+ *  written over the next claim's: see attemptDelivery. */
 export const DELIVERY_LEASE_MS = 15_000
 export const RETRY_FOR_MS = 3 * 86400_000
 export const DISABLE_AFTER_FAILING_MS = 5 * 86400_000
@@ -33,8 +37,9 @@ export function retryDelayMs(attempts: number, random = Math.random()): number {
 
 export type WebhookDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'mailQueued'>
 
-/** What an attempt came to; 'requeued': cut short by a shutdown, put back uncounted. */
-export type AttemptOutcome = 'succeeded' | 'failed' | 'dead' | 'requeued'
+/** What an attempt came to; 'requeued': cut short by a shutdown, put back uncounted; 'lost':
+ *  the attempt outlasted its claim and its outcome was dropped. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'dead' | 'requeued' | 'lost'
 
 /** Sends one attempt of a claimed delivery and records its outcome. */
 export async function attemptDelivery(
@@ -45,20 +50,29 @@ export async function attemptDelivery(
   const { delivery, event, endpoint } = claimed
   const result = await send(deps, claimed, options)
   const about = { deliveryId: delivery.id, endpointId: endpoint.id, eventType: event.type, attempt: delivery.attempts, status: result.status }
+  // The claim's lease is its token: an outcome is written only while this attempt still holds
+  // the delivery, so an attempt that outlasted its lease neither puts back nor overwrites the
+  // attempt of the worker that took the delivery over.
+  const claim = delivery.leaseUntil!
+  const lost = () => {
+    options.logger.log('warn', 'webhook attempt outlasted its claim: its outcome is dropped (another attempt has the delivery)', about)
+    return 'lost' as const
+  }
   if (result.status !== null && result.status >= 200 && result.status < 300) {
-    await deps.store.webhooks.recordSuccess(delivery.id, endpoint.id, result)
+    if (!(await deps.store.webhooks.recordSuccess(delivery.id, endpoint.id, claim, result))) return lost()
     options.logger.log('info', 'webhook delivered', about)
     return 'succeeded'
   }
   const now = deps.clock.now()
   if (options.stopping?.aborted && result.status === null) {
     // Not the endpoint's failure: another instance, or this one after its restart, sends it now.
-    await deps.store.webhooks.requeue(delivery.id, now)
+    await deps.store.webhooks.requeue(delivery.id, claim, now)
     return 'requeued'
   }
   const dead = now >= delivery.giveUpAt
   const retryAt = dead ? null : now + retryDelayMs(delivery.attempts)
-  const failingSince = await deps.store.webhooks.recordFailure(delivery.id, endpoint.id, result, retryAt)
+  const failingSince = await deps.store.webhooks.recordFailure(delivery.id, endpoint.id, claim, result, retryAt)
+  if (failingSince === null) return lost()
   options.logger.log('warn', dead ? 'webhook delivery dead (authd webhooks redeliver sends it again)' : 'webhook delivery failed, will retry', { ...about, error: result.error })
   if (now - failingSince >= DISABLE_AFTER_FAILING_MS) await disableFailingEndpoint(deps, claimed, failingSince, options.logger)
   return dead ? 'dead' : 'failed'
@@ -66,17 +80,22 @@ export async function attemptDelivery(
 
 async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, options: { resolve: Resolver; timeoutMs?: number; stopping?: AbortSignal }): Promise<AttemptResult> {
   const at = deps.clock.now()
+  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS
   const failed = (error: string): AttemptResult => ({ at, status: null, error: error.slice(0, 500), response: null })
+  // One deadline for the whole attempt, resolution included (a slow DNS answer must not make
+  // an attempt outlast its claim).
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.stopping ? [options.stopping] : [])])
+  const cutShort = () => (options.stopping?.aborted ? 'authd stopped during the attempt' : `no answer within ${timeoutMs / 1000} s`)
   let target
   try {
-    target = await resolveTarget(endpoint.url, deps.config.webhooks, options.resolve)
+    target = await untilAborted(resolveTarget(endpoint.url, deps.config.webhooks, options.resolve), signal)
   } catch (error) {
+    if (signal.aborted) return failed(`${cutShort()} (resolving ${new URL(endpoint.url).hostname})`)
     return failed(error instanceof RefusedAddress ? `refused: ${error.message}` : `cannot resolve: ${messageOf(error)}`)
   }
   const body = payloadOf(event)
   // The timestamp is checked against the receiver's wall clock (5 minutes' tolerance), so it is the real time.
   const headers = { ...signDelivery(deps.serverKeys.sealing, endpoint, event.id, body, at, Date.now()), 'content-type': 'application/json', 'user-agent': 'authd-webhooks', host: new URL(endpoint.url).host }
-  const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS), ...(options.stopping ? [options.stopping] : [])])
   const hostname = target.hostname
   const post = (url: string) =>
     fetch(url, {
@@ -104,8 +123,19 @@ async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, opt
     const ok = answered.status >= 200 && answered.status < 300
     return { at, status: answered.status, error: ok ? null : answered.status >= 300 && answered.status < 400 ? `redirect (${answered.status}) not followed` : `answered ${answered.status}`, response: kept }
   } catch (error) {
-    return failed(signal.aborted ? (options.stopping?.aborted ? 'authd stopped during the attempt' : `no answer within ${(options.timeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s`) : messageOf(error))
+    return failed(signal.aborted ? cutShort() : messageOf(error))
   }
+}
+
+/** The promise's value, or a rejection as soon as `signal` aborts (the resolver cannot be
+ *  cancelled: its late answer is ignored). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 /** At most `limit` bytes of the answer, read no further (a huge or endless answer costs nothing). */

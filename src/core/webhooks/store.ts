@@ -22,20 +22,26 @@ export interface WebhookStore {
   fanOut(limit: number, now: number, route: (event: WebhookEvent, endpoints: WebhookEndpoint[]) => WebhookDelivery[]): Promise<number>
   /**
    * Claims the next due delivery (pending and due, or sending with a lapsed lease) of an
-   * enabled endpoint that has no other delivery in flight, for one worker across instances:
-   * status 'sending', one more attempt, a lease until `now + leaseMs`. Null when none is due.
+   * enabled endpoint that has no other delivery in flight, of a tenant with fewer than
+   * `perTenant` deliveries in flight (across instances: one tenant's slow endpoints cannot take
+   * every slot), oldest due first, for one worker across instances: status 'sending', one more
+   * attempt, a lease until `now + leaseMs`. Null when none is due.
+   * The claimed delivery's `leaseUntil` is the claim's token: a later claim of the same
+   * delivery (after the lease ran out) has a later one.
    */
-  claimNext(now: number, leaseMs: number): Promise<ClaimedDelivery | null>
-  /** Records a 2xx: the delivery succeeded, and the endpoint is no longer failing. */
-  recordSuccess(id: string, endpointId: string, result: AttemptResult): Promise<void>
+  claimNext(now: number, leaseMs: number, perTenant: number): Promise<ClaimedDelivery | null>
+  /** Records a 2xx: the delivery succeeded, and the endpoint is no longer failing. Only while
+   *  the claim `leaseUntil` still holds it; false (nothing written) if the claim was lost. */
+  recordSuccess(id: string, endpointId: string, leaseUntil: number, result: AttemptResult): Promise<boolean>
   /**
    * Records a failed attempt: pending again at `retryAt`, or dead when null; the endpoint
-   * failing since this attempt if it was not already. Returns since when it has been failing.
+   * failing since this attempt if it was not already. Returns since when it has been failing;
+   * null (nothing written) if the claim `leaseUntil` no longer holds the delivery.
    */
-  recordFailure(id: string, endpointId: string, result: AttemptResult, retryAt: number | null): Promise<number>
+  recordFailure(id: string, endpointId: string, leaseUntil: number, result: AttemptResult, retryAt: number | null): Promise<number | null>
   /** Puts back a delivery whose attempt was cut short by a shutdown: due at `at`, the attempt
-   *  not counted, the endpoint not marked failing. */
-  requeue(id: string, at: number): Promise<void>
+   *  not counted, the endpoint not marked failing (only while the claim `leaseUntil` holds it). */
+  requeue(id: string, leaseUntil: number, at: number): Promise<void>
   /** Disables the endpoint if it is enabled, queuing `mails` and writing `audit` with it; false if it was already disabled. */
   disableEndpoint(id: string, now: number, reason: string, mails: OutboxMessage[], audit: AuditEvent): Promise<boolean>
   /** The e-mail addresses of the tenant's enabled admins. */

@@ -2,7 +2,10 @@
 // several at once. A delivery is claimed by one worker across instances, and an endpoint has
 // at most one delivery in flight (claimNext skips endpoints that have one), so an endpoint that
 // never answers holds one slot for the attempt's 10 s, never another endpoint's deliveries, and
-// never a request: requests only write the event row.
+// never a request: requests only write the event row. A tenant has at most a quarter of the
+// slots (2 of 8) in flight, counted across instances (claimNext skips a tenant that has its
+// share), so one tenant's endpoints that never answer cannot hold every slot while other
+// tenants' deliveries wait: those go first, oldest due first.
 import type { Logger } from '../../log'
 import { subscribes } from './events'
 import { attemptDelivery, DELIVERY_LEASE_MS, RETRY_FOR_MS, type AttemptOutcome, type WebhookDeps } from './delivery'
@@ -10,6 +13,10 @@ import { systemResolver, type Resolver } from './address'
 import type { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './types'
 
 const FAN_OUT_BATCH = 100
+const DEFAULT_CONCURRENCY = 8
+
+/** A tenant's share of the delivery slots: a quarter, at least one (2 of the default 8). */
+export const perTenantShare = (concurrency: number) => Math.max(1, Math.floor(concurrency / 4))
 
 export interface WebhookWorkerOptions {
   resolve?: Resolver
@@ -91,13 +98,14 @@ export class WebhookWorker {
   }
 
   private async run() {
-    const concurrency = this.options.concurrency ?? 8
+    const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY
+    const perTenant = perTenantShare(concurrency)
     while (this.running) {
       this.woken = false
       try {
         await fanOutEvents(this.deps)
         while (this.running && this.inFlight.size < concurrency) {
-          const claimed = await this.deps.store.webhooks.claimNext(this.deps.clock.now(), DELIVERY_LEASE_MS)
+          const claimed = await this.deps.store.webhooks.claimNext(this.deps.clock.now(), DELIVERY_LEASE_MS, perTenant)
           if (!claimed) break
           const attempt = attemptDelivery(this.deps, claimed, { resolve: this.options.resolve ?? systemResolver, logger: this.logger, timeoutMs: this.options.timeoutMs, stopping: this.stopping.signal })
             .then((outcome) => {

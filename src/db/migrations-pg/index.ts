@@ -12,6 +12,7 @@ import m8 from './0008_webhooks.sql' with { type: 'text' }
 import m9 from './0009_oidc.sql' with { type: 'text' }
 import m10 from './0010_webhook_session_client.sql' with { type: 'text' }
 import m11 from './0011_oidc_optional_pkce.sql' with { type: 'text' }
+import m12 from './0012_webhooks_fair_share.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -26,6 +27,7 @@ export const migrationFiles: Record<string, string> = {
   '0009_oidc': m9,
   '0010_webhook_session_client': m10,
   '0011_oidc_optional_pkce': m11,
+  '0012_webhooks_fair_share': m12,
 }
 
 export { journal }

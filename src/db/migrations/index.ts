@@ -16,6 +16,7 @@ import m12 from './0012_webhooks.sql' with { type: 'text' }
 import m13 from './0013_oidc.sql' with { type: 'text' }
 import m14 from './0014_webhook_session_client.sql' with { type: 'text' }
 import m15 from './0015_oidc_optional_pkce.sql' with { type: 'text' }
+import m16 from './0016_webhooks_fair_share.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -34,6 +35,7 @@ export const migrationFiles: Record<string, string> = {
   '0013_oidc': m13,
   '0014_webhook_session_client': m14,
   '0015_oidc_optional_pkce': m15,
+  '0016_webhooks_fair_share': m16,
 }
 
 export { journal }

@@ -3,6 +3,8 @@
 // claim first locks the endpoint (SKIP LOCKED), then, in a fresh statement that sees every
 // committed claim, takes its oldest due delivery if none of its deliveries is in flight: each
 // delivery goes to one worker, and an endpoint has one delivery in flight across instances.
+// A tenant's claims are serialised by a transaction-scoped advisory lock on the tenant, so
+// its share of deliveries in flight (perTenant) holds across instances too.
 import { and, asc, count, desc, eq, inArray, isNull, min, sql } from 'drizzle-orm'
 import type { WebhookStore } from '../../core/webhooks/store'
 import type { WebhookDelivery } from '../../core/webhooks/types'
@@ -23,9 +25,33 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
     return row ? { ...row.delivery, eventType: row.eventType } : null
   }
   // A claimed delivery's next_attempt_at is its lease's end (as on SQLite, ../webhook-store.ts):
-  // "due" and "in flight" are each one index range.
+  // "due" and "in flight" are each one index range; a crashed worker's delivery ('sending',
+  // lease run out) goes first (status DESC), as it was due before its lease's end.
   const due = (now: number) => sql`(d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}::bigint)`
   const noneInFlight = (now: number) => sql`NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > ${now}::bigint)`
+  // (webhook_deliveries_tenant_in_flight_idx)
+  const tenantHasRoom = (now: number, perTenant: number) =>
+    sql`(SELECT count(*) FROM webhook_deliveries g WHERE g.tenant_id = d.tenant_id AND g.status = 'sending' AND g.next_attempt_at > ${now}::bigint) < ${perTenant}`
+  // An outcome is written only while the attempt's claim holds the delivery: still 'sending'
+  // under the lease it was claimed with (a later claim, after the lease ran out, has a later one).
+  const held = (id: string, leaseUntil: number) => and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending'), eq(webhookDeliveries.leaseUntil, leaseUntil))
+
+  /** One claim: the id claimed, null if the endpoint found has nothing to give after all, 'none' if nothing is due. */
+  const claimOnce = (now: number, leaseMs: number, perTenant: number) =>
+    db.transaction(async (tx): Promise<string | null | 'none'> => {
+      const [endpoint] = (await tx.execute(sql`SELECT e.id, e.tenant_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE ${due(now)} AND e.disabled_at IS NULL AND ${noneInFlight(now)} AND ${tenantHasRoom(now, perTenant)}
+        ORDER BY d.status DESC, d.next_attempt_at, d.id LIMIT 1 FOR UPDATE OF e SKIP LOCKED`)) as unknown as Array<{ id: string; tenant_id: string }>
+      if (!endpoint) return 'none'
+      // Claims of one tenant's endpoints one after another (held to the commit), so the next
+      // statement's count sees every committed claim of the tenant.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`authd.webhooks.tenant:${endpoint.tenant_id}`}))`)
+      const [claimed] = (await tx.execute(sql`UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ${now + leaseMs}::bigint, next_attempt_at = ${now + leaseMs}::bigint
+        WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = ${endpoint.id} AND ${due(now)} AND ${noneInFlight(now)} AND ${tenantHasRoom(now, perTenant)}
+          ORDER BY d.status DESC, d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id`)) as unknown as Array<{ id: string }>
+      return claimed?.id ?? null
+    })
 
   return {
     async insertEndpoint(endpoint) {
@@ -71,18 +97,15 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
         return events.length
       })
     },
-    async claimNext(now, leaseMs) {
-      const claimedId = await db.transaction(async (tx) => {
-        const [endpoint] = (await tx.execute(sql`SELECT e.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE ${due(now)} AND e.disabled_at IS NULL AND ${noneInFlight(now)}
-          ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`)) as unknown as Array<{ id: string }>
-        if (!endpoint) return null
-        const [claimed] = (await tx.execute(sql`UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = ${now + leaseMs}::bigint, next_attempt_at = ${now + leaseMs}::bigint
-          WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = ${endpoint.id} AND ${due(now)} AND ${noneInFlight(now)}
-            ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING id`)) as unknown as Array<{ id: string }>
-        return claimed?.id ?? null
-      })
+    async claimNext(now, leaseMs, perTenant) {
+      // (an endpoint found whose tenant has reached its share meanwhile, or whose delivery
+      // another instance took, claims nothing: look again, for another tenant's delivery)
+      let claimedId: string | null = null
+      for (let tries = 0; tries < 3 && claimedId === null; tries++) {
+        const found = await claimOnce(now, leaseMs, perTenant)
+        if (found === 'none') break
+        claimedId = found
+      }
       if (!claimedId) return null
       const [row] = await db
         .select({ delivery: webhookDeliveries, event: webhookEvents, endpoint: webhookEndpoints })
@@ -92,21 +115,26 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
         .where(eq(webhookDeliveries.id, claimedId))
       return row ? { delivery: row.delivery, event: row.event, endpoint: toEndpoint(row.endpoint) } : null
     },
-    async recordSuccess(id, endpointId, result) {
-      await db.transaction(async (tx) => {
-        await tx
+    async recordSuccess(id, endpointId, leaseUntil, result) {
+      return db.transaction(async (tx) => {
+        const recorded = await tx
           .update(webhookDeliveries)
           .set({ status: 'succeeded', leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
-          .where(eq(webhookDeliveries.id, id))
+          .where(held(id, leaseUntil))
+          .returning({ id: webhookDeliveries.id })
+        if (recorded.length === 0) return false
         await tx.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpointId))
+        return true
       })
     },
-    async recordFailure(id, endpointId, result, retryAt) {
+    async recordFailure(id, endpointId, leaseUntil, result, retryAt) {
       return db.transaction(async (tx) => {
-        await tx
+        const recorded = await tx
           .update(webhookDeliveries)
           .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? sql`${webhookDeliveries.nextAttemptAt}`, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
-          .where(eq(webhookDeliveries.id, id))
+          .where(held(id, leaseUntil))
+          .returning({ id: webhookDeliveries.id })
+        if (recorded.length === 0) return null
         const [row] = await tx
           .update(webhookEndpoints)
           .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${result.at}::bigint)` })
@@ -115,11 +143,11 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
         return row?.failingSince ?? result.at
       })
     },
-    async requeue(id, at) {
+    async requeue(id, leaseUntil, at) {
       await db
         .update(webhookDeliveries)
         .set({ status: 'pending', nextAttemptAt: at, leaseUntil: null, attempts: sql`greatest(${webhookDeliveries.attempts} - 1, 0)` })
-        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'sending')))
+        .where(held(id, leaseUntil))
     },
     async disableEndpoint(id, now, reason, mails, audit) {
       return db.transaction(async (tx) => {

@@ -1,0 +1,1 @@
+CREATE INDEX `webhook_deliveries_tenant_in_flight_idx` ON `webhook_deliveries` (`tenant_id`,`status`,`next_attempt_at`);
