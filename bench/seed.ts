@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import { maskEmail } from '../src/core/audit'
 import { recoveryCodeHash, sealSecret } from '../src/core/mfa/factor'
-import { randomToken, sha256 } from '../src/core/secrets'
+import { hmacSha256, randomToken, sha256 } from '../src/core/secrets'
 import type { Row, Sink } from './seed-sinks'
 
 const DAY = 86_400_000
@@ -45,7 +45,7 @@ export interface SeedCounts {
 }
 
 /** Tables the generator fills in bulk: their secondary indexes are built after the load. */
-const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests']
+const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests', 'setup_tokens', 'limit_counters', 'signup_requests']
 
 const COLUMNS = {
   tenants: ['id', 'name', 'created_at', 'audience', 'signup'],
@@ -58,6 +58,11 @@ const COLUMNS = {
   mfa_recovery_codes: ['id', 'user_id', 'code_hash', 'used_at'],
   passkeys: ['id', 'tenant_id', 'user_id', 'credential_id', 'public_key', 'counter', 'transports', 'device_type', 'backed_up', 'aaguid', 'name', 'created_at', 'last_used_at'],
   password_reset_requests: ['tenant_id', 'email_key', 'created_at', 'issued', 'attempts'],
+  setup_tokens: ['id', 'user_id', 'token_hash', 'created_at', 'expires_at', 'used_at'],
+  limit_counters: ['key', 'count', 'window_start', 'updated_at'],
+  signup_requests: ['tenant_id', 'email_key', 'created_at', 'issued'],
+  pending_signups: ['tenant_id', 'email_key', 'first_name', 'last_name', 'password_hash', 'code_hash', 'created_at', 'expires_at', 'attempts', 'spent_at'],
+  idempotency_keys: ['tenant_id', 'key', 'request_hash', 'user_id', 'status_code', 'sealed_response', 'created_at'],
 } as const
 type Table = keyof typeof COLUMNS
 
@@ -227,7 +232,24 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
     if (rand() < passkeyShare) {
       await add('passkeys', [uuidAt(createdAt), tenantId, userId, randomBytes(16).toString('base64url'), randomBytes(77).toString('base64url'), 0, '["hybrid","internal"]', 'multiDevice', true, '00000000-0000-0000-0000-000000000000', 'iCloud Keychain', createdAt, now - Math.floor(rand() * 30 * DAY)])
     }
-    if (rand() < 0.2) await add('password_reset_requests', [tenantId, sha256(`${tenantId}:${email}`), now - Math.floor(rand() * 7 * DAY), true, 0])
+    const emailKey = hmacSha256(hmacKey, `${tenantId}:${email}`)
+    if (rand() < 0.2) await add('password_reset_requests', [tenantId, emailKey, now - Math.floor(rand() * 7 * DAY), true, 0])
+    // Invited users set their password with a setup token (used); a few invitations are open.
+    if (rand() < 0.05) {
+      const at = now - Math.floor(rand() * 7 * DAY)
+      await add('setup_tokens', [uuidAt(at), userId, sha256(randomToken(32)), at, at + 7 * DAY, rand() < 0.8 ? at + DAY : null])
+    }
+    // Limit counters of the last two days (back-off runs, budgets), keyed by keyed hashes.
+    if (rand() < 0.1) {
+      const at = now - Math.floor(rand() * 2 * DAY)
+      await add('limit_counters', [hmacSha256(hmacKey, `login:${tenantId}:${email}`), 1 + Math.floor(rand() * 4), at, at])
+    }
+    if (rand() < 0.05) await add('signup_requests', [tenantId, emailKey, now - Math.floor(rand() * 7 * DAY), true])
+    if (rand() < 0.005) {
+      const at = now - Math.floor(rand() * 10 * 60_000)
+      await add('pending_signups', [tenantId, hmacSha256(hmacKey, `new${u}:${tenantId}`), pick(FIRST), pick(LAST), passwordHash, hmacSha256(hmacKey, `code:${u}`), at, at + 15 * 60_000, 0, null])
+    }
+    if (rand() < 0.01) await add('idempotency_keys', [tenantId, randomToken(16), sha256(`POST /users ${u}`), userId, 201, `v1.${randomBytes(120).toString('base64url')}`, now - Math.floor(rand() * DAY)])
 
     if (u % 1000 === 999) progress(u + 1, users, rowsWritten)
   }

@@ -8,6 +8,7 @@ import m4 from './0004_mfa_totp.sql' with { type: 'text' }
 import m5 from './0005_step_up.sql' with { type: 'text' }
 import m6 from './0006_passkeys_and_tenant_pages.sql' with { type: 'text' }
 import m7 from './0007_session_epoch.sql' with { type: 'text' }
+import m8 from './0008_scale.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -18,6 +19,7 @@ export const migrationFiles: Record<string, string> = {
   '0005_step_up': m5,
   '0006_passkeys_and_tenant_pages': m6,
   '0007_session_epoch': m7,
+  '0008_scale': m8,
 }
 
 export { journal }

@@ -12,6 +12,7 @@ import m8 from './0008_mfa_totp.sql' with { type: 'text' }
 import m9 from './0009_step_up.sql' with { type: 'text' }
 import m10 from './0010_passkeys_and_tenant_pages.sql' with { type: 'text' }
 import m11 from './0011_session_epoch.sql' with { type: 'text' }
+import m12 from './0012_scale.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -26,6 +27,7 @@ export const migrationFiles: Record<string, string> = {
   '0009_step_up': m9,
   '0010_passkeys_and_tenant_pages': m10,
   '0011_session_epoch': m11,
+  '0012_scale': m12,
 }
 
 export { journal }

@@ -68,7 +68,9 @@ const CREATE_FAMILY = `
 // back-off counters its success ends ($20, a JSON array of keys, bound as text: a string bound
 // straight to jsonb arrives as a JSON string, not an array), those that take its reserved
 // guess back ($29, likewise) and its audit event, all only if the family was inserted. A
-// session is authenticated when it starts.
+// session is authenticated when it starts. The keys as `= ANY(ARRAY(…))`, not `IN (SELECT …)`:
+// the planner guesses 100 rows for the set and, against a small counters table, joined it by
+// walking the table's whole primary key; an array is looked up key by key whatever the sizes.
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
@@ -78,9 +80,9 @@ const CREATE_FAMILY_RECORDED = `
     INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
     SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family
   ), ended AS (
-    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($20::text::jsonb)) AND EXISTS (SELECT 1 FROM family)
+    DELETE FROM limit_counters WHERE key = ANY(ARRAY(SELECT jsonb_array_elements_text($20::text::jsonb))) AND EXISTS (SELECT 1 FROM family)
   ), refunded AS (
-    UPDATE limit_counters SET count = count - 1 WHERE key IN (SELECT jsonb_array_elements_text($29::text::jsonb)) AND count > 0 AND EXISTS (SELECT 1 FROM family)
+    UPDATE limit_counters SET count = count - 1 WHERE key = ANY(ARRAY(SELECT jsonb_array_elements_text($29::text::jsonb))) AND count > 0 AND EXISTS (SELECT 1 FROM family)
   )
   INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
   SELECT $21::bigint, $22, $23, $24, $25, $26, $27, $28 FROM family
