@@ -23,6 +23,8 @@ export interface Sink {
   query<T>(text: string, params?: unknown[]): Promise<T[]>
   /** Statistics for the planner, as an operator's routine maintenance leaves them. */
   analyze(): Promise<void>
+  /** SQLite: copies the WAL into the database file and empties it; PostgreSQL: nothing. */
+  checkpoint(): void
   close(): Promise<void>
 }
 
@@ -72,9 +74,13 @@ export function sqliteSink(path: string): Sink {
     // None: authd never runs ANALYZE on its file, so its planner works without statistics,
     // and the plans measured here must be those.
     async analyze() {},
+    checkpoint: () => void db.run('PRAGMA wal_checkpoint(TRUNCATE)'),
     async close() {
       db.run('PRAGMA wal_checkpoint(TRUNCATE)')
-      db.close()
+      // Finalized first: a statement left for the collector keeps the file open (and locked,
+      // in WAL mode) after close(), and `authd db copy` then finds the database in use.
+      for (const statement of statements.values()) statement.finalize()
+      db.close(true)
     },
   }
 }
@@ -129,6 +135,7 @@ export async function postgresSink(url: string): Promise<Sink> {
     async analyze() {
       await sql.unsafe('VACUUM ANALYZE')
     },
+    checkpoint() {},
     async close() {
       await sql.close()
     },

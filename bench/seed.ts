@@ -47,7 +47,7 @@ export interface SeedCounts {
 /** Tables the generator fills in bulk: their secondary indexes are built after the load. */
 const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests', 'setup_tokens', 'limit_counters', 'signup_requests']
 
-const COLUMNS = {
+export const COLUMNS = {
   tenants: ['id', 'name', 'created_at', 'audience', 'signup'],
   users: ['id', 'tenant_id', 'email', 'first_name', 'last_name', 'type', 'password_hash', 'created_at', 'updated_at', 'disabled_at', 'session_epoch'],
   refresh_families: ['id', 'user_id', 'tenant_id', 'remember_me', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'amr', 'auth_at'],
