@@ -74,6 +74,12 @@ function pageQuery(table: AnyTable, after: unknown[] | null) {
   return { key, where, orderBy: key.map((k) => k.column) }
 }
 
+/** A PostgreSQL column's type as an array cast (`bigint[]`); serial columns are integers. */
+function arrayTypeOf(column: Column): string {
+  const type = column.getSQLType()
+  return `${type === 'bigserial' ? 'bigint' : type === 'serial' ? 'integer' : type}[]`
+}
+
 interface Side {
   location: string
   /** Every row of `table`, a page at a time, in primary-key order. */
@@ -137,8 +143,12 @@ function pgSide(db: PgDb, location: string): Side {
       await db.transaction(async (tx) => {
         await write(
           async (table, rows) => {
-            const batch = batchFor(Object.keys(getTableColumns(pgSchema[table])).length)
-            for (let i = 0; i < rows.length; i += batch) await tx.insert(pgSchema[table]).values(rows.slice(i, i + batch) as never)
+            // A page in one statement, a column per array (unnest): ~4x the rows per second of
+            // a multi-row VALUES list, whose tens of thousands of bound values Bun's client
+            // and PostgreSQL's parser pay for one by one.
+            const columns = Object.entries(getTableColumns(pgSchema[table])) as Array<[string, Column]>
+            const arrays = columns.map(([property, column]) => sql`${sql.param(rows.map((row) => row[property] ?? null))}::${sql.raw(arrayTypeOf(column))}`)
+            await tx.execute(sql`INSERT INTO ${pgSchema[table]} (${sql.join(columns.map(([, column]) => sql.identifier(column.name)), sql`, `)}) SELECT * FROM unnest(${sql.join(arrays, sql`, `)})`)
           },
           (table) => countWith(tx, table),
         )
