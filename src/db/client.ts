@@ -45,6 +45,12 @@ export const CACHED_STATEMENTS = 500
 class StatementCachingDatabase extends Database {
   private readonly statements = new Map<string, Statement>()
 
+  /** Bun's own statement cache; seen by the query observer like the rest. */
+  override query<ReturnType, ParamsType extends SQLQueryBindings | SQLQueryBindings[]>(sql: string) {
+    noteQuery(sql)
+    return super.query<ReturnType, ParamsType>(sql)
+  }
+
   override prepare<ReturnType, ParamsType extends SQLQueryBindings | SQLQueryBindings[]>(sql: string, params?: ParamsType, ...rest: unknown[]) {
     type Prepared = Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]>
     // With bindings or flags (Database.query passes its own), the caller wants its own statement.

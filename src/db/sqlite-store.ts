@@ -19,6 +19,10 @@ import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
+/** Users read per step when the stored hashes' parameters are counted. */
+const HASH_PAGE = 10_000
+/** '$argon2id$v=19$' then the parameters, up to the next '$'. */
+const ARGON2ID_PARAMETERS = /^\$argon2id\$v=19\$([^$]*)\$/
 
 export function createSqliteStore(db: Db): Store {
   const immediate = <T>(fn: () => T): Promise<T> => immediateTx(db, fn)
@@ -52,6 +56,7 @@ export function createSqliteStore(db: Db): Store {
       .insert(refreshTokens)
       .values({ id: p('id'), familyId: p('familyId'), tokenHash: p('tokenHash'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), spentAt: p('spentAt'), accessKid: p('accessKid'), ip: p('ip'), userAgent: p('userAgent') })
       .prepare(),
+    hashesAfter: db.$client.prepare('SELECT rowid, password_hash AS hash FROM users WHERE rowid > ? ORDER BY rowid LIMIT ?'),
     spendToken: db
       .update(refreshTokens)
       .set({ spentAt: sql`${p('spentAt')}` })
@@ -252,13 +257,22 @@ export function createSqliteStore(db: Db): Store {
         }
       },
       async passwordHashParameters() {
-        // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
-        return db.$client
-          .query(
-            `SELECT substr(password_hash, 16, instr(substr(password_hash, 16), '$') - 1) AS parameters, count(*) AS count
-             FROM users WHERE password_hash LIKE '$argon2id$v=19$%' GROUP BY parameters`,
-          )
-          .all() as Array<{ parameters: string; count: number }>
+        // Every user's hash is read, but a page of rows at a time with the event loop free in
+        // between: one GROUP BY over the table held it ~20-60 ms for 20,000 users, so seconds
+        // for a million (bench/README.md, Scale), at start-up and on the first unknown-address
+        // login of every ten minutes.
+        const counts = new Map<string, number>()
+        for (let after = 0; ; ) {
+          const rows = q.hashesAfter.all(after, HASH_PAGE) as Array<{ rowid: number; hash: string | null }>
+          for (const { hash } of rows) {
+            const parameters = hash === null ? undefined : ARGON2ID_PARAMETERS.exec(hash)?.[1]
+            if (parameters !== undefined) counts.set(parameters, (counts.get(parameters) ?? 0) + 1)
+          }
+          if (rows.length < HASH_PAGE) break
+          after = rows.at(-1)!.rowid
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+        return [...counts].map(([parameters, count]) => ({ parameters, count }))
       },
       async replacePassword(input) {
         await immediate(() => replacePasswordInTransaction(db, input))

@@ -2,7 +2,7 @@
 // SQLite store's (../sqlite-store.ts); what differs is how races across processes are
 // settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, like, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability, retryAborted } from '../availability'
@@ -48,6 +48,10 @@ export function createPgStore(db: PgDb): Store {
 }
 
 const p = sql.placeholder
+/** Users read per step when the stored hashes' parameters are counted. */
+const HASH_PAGE = 10_000
+/** '$argon2id$v=19$' then the parameters, up to the next '$'. */
+const ARGON2ID_PARAMETERS = /^\$argon2id\$v=19\$([^$]*)\$/
 
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
 // A session is started only at the user's session epoch its proof was checked at ($19): the
@@ -126,6 +130,13 @@ function createRawPgStore(db: PgDb): Store {
       .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
       .where(eq(refreshTokens.tokenHash, p('hash')))
       .prepare('authd_token_by_hash'),
+    hashesAfter: db
+      .select({ id: users.id, hash: users.passwordHash })
+      .from(users)
+      .where(gt(users.id, p('after')))
+      .orderBy(asc(users.id))
+      .limit(HASH_PAGE)
+      .prepare('authd_hashes_after'),
     sessionById: db
       .select({ family: refreshFamilies, user: users, tenant: tenants })
       .from(refreshFamilies)
@@ -285,10 +296,19 @@ function createRawPgStore(db: PgDb): Store {
           }),
         ),
       async passwordHashParameters() {
-        // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
-        const parameters = sql<string>`split_part(${users.passwordHash}, '$', 4)`
-        const rows = await db.select({ parameters, count: sql<number>`count(*)::int` }).from(users).where(like(users.passwordHash, '$argon2id$v=19$%')).groupBy(parameters)
-        return rows.map((r) => ({ parameters: r.parameters, count: Number(r.count) }))
+        // A page of users at a time by id (its index), counted here: as one GROUP BY it was a
+        // sequential scan of every user in one statement (see the SQLite store).
+        const counts = new Map<string, number>()
+        for (let after = ''; ; ) {
+          const rows = await q.hashesAfter.execute({ after })
+          for (const { hash } of rows) {
+            const parameters = hash === null ? undefined : ARGON2ID_PARAMETERS.exec(hash)?.[1]
+            if (parameters !== undefined) counts.set(parameters, (counts.get(parameters) ?? 0) + 1)
+          }
+          if (rows.length < HASH_PAGE) break
+          after = rows.at(-1)!.id
+        }
+        return [...counts].map(([parameters, count]) => ({ parameters, count }))
       },
       async replacePassword(input) {
         await db.transaction((tx) => replacePassword(tx, input))
