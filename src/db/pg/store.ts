@@ -50,8 +50,13 @@ export function createPgStore(db: PgDb): Store {
 const p = sql.placeholder
 /** Users read per step when the stored hashes' parameters are counted. */
 const HASH_PAGE = 10_000
-/** '$argon2id$v=19$' then the parameters, up to the next '$'. */
-const ARGON2ID_PARAMETERS = /^\$argon2id\$v=19\$([^$]*)\$/
+// A page of users by id (their index), its hashes' parameters counted: the argon2id ones by
+// their parameters ('$argon2id$v=19$' then up to the next '$'), the others as null; `last`, on
+// every row, is the page's last id in the order the next page starts after (the column's).
+const HASH_PARAMETERS_AFTER = `
+  SELECT CASE WHEN password_hash LIKE '$argon2id$v=19$%' THEN split_part(password_hash, '$', 4) END AS parameters,
+         count(*)::int AS count, max(max(id)) OVER () AS last
+  FROM (SELECT id, password_hash FROM users WHERE id > $1 ORDER BY id LIMIT $2) page GROUP BY 1`
 
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
 // A session is started only at the user's session epoch its proof was checked at ($19): the
@@ -130,13 +135,6 @@ function createRawPgStore(db: PgDb): Store {
       .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
       .where(eq(refreshTokens.tokenHash, p('hash')))
       .prepare('authd_token_by_hash'),
-    hashesAfter: db
-      .select({ id: users.id, hash: users.passwordHash })
-      .from(users)
-      .where(gt(users.id, p('after')))
-      .orderBy(asc(users.id))
-      .limit(HASH_PAGE)
-      .prepare('authd_hashes_after'),
     sessionById: db
       .select({ family: refreshFamilies, user: users, tenant: tenants })
       .from(refreshFamilies)
@@ -300,13 +298,10 @@ function createRawPgStore(db: PgDb): Store {
         // sequential scan of every user in one statement (see the SQLite store).
         const counts = new Map<string, number>()
         for (let after = ''; ; ) {
-          const rows = await q.hashesAfter.execute({ after })
-          for (const { hash } of rows) {
-            const parameters = hash === null ? undefined : ARGON2ID_PARAMETERS.exec(hash)?.[1]
-            if (parameters !== undefined) counts.set(parameters, (counts.get(parameters) ?? 0) + 1)
-          }
-          if (rows.length < HASH_PAGE) break
-          after = rows.at(-1)!.id
+          const groups = (await db.$client.unsafe(HASH_PARAMETERS_AFTER, [after, HASH_PAGE])) as Array<{ parameters: string | null; count: number; last: string }>
+          for (const { parameters, count } of groups) if (parameters !== null) counts.set(parameters, (counts.get(parameters) ?? 0) + count)
+          if (groups.reduce((n, g) => n + g.count, 0) < HASH_PAGE) break
+          after = groups[0]!.last
         }
         return [...counts].map(([parameters, count]) => ({ parameters, count }))
       },
