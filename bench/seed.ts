@@ -191,7 +191,9 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
       const rememberMe = rand() < 0.6
       const familyCreated = Math.max(createdAt, now - Math.floor(rand() * days * DAY))
       const familyExpires = familyCreated + 90 * DAY
-      const revokedAt = rand() < 0.3 ? familyCreated + Math.floor(rand() * Math.min(now - familyCreated, 90 * DAY)) : null
+      // Logged out within the last 30 days (AUTHD_RETAIN_SESSIONS): an older logout's rows
+      // would be retention's to delete, a backlog a live database does not have.
+      const revokedAt = rand() < 0.3 ? now - Math.floor(rand() * Math.min(now - familyCreated, 30 * DAY)) : null
       const familyId = uuidAt(familyCreated)
       await add('refresh_families', [familyId, userId, tenantId, rememberMe, familyCreated, familyExpires, revokedAt, revokedAt === null ? null : 'logout', hasTotp ? 'pwd,otp' : 'pwd', familyCreated])
       const end = Math.min(revokedAt ?? now, familyExpires, now)
