@@ -24,11 +24,12 @@ type Cli = (args: string[], stdin?: string) => any
 
 /**
  * @param env settings for the CLI and the server
- * @param options.seed runs before the server starts (with the CLI, its settings being `env` only)
+ * @param options.seed runs before the server starts (with the CLI, its settings being `env` only,
+ *   and the data directory), and may be async (bench/scale.ts fills the database)
  * @param options.serveEnv settings for the server only, over `env`
  * @param options.binary another build than BINARY (an A/B of two builds in one run)
  */
-export async function startAuthd(env: Record<string, string> = {}, options: { seed?: (cli: Cli, tenantId: string) => void; serveEnv?: Record<string, string>; binary?: string } = {}) {
+export async function startAuthd(env: Record<string, string> = {}, options: { seed?: (cli: Cli, tenantId: string, dataDir: string) => void | Promise<void>; serveEnv?: Record<string, string>; binary?: string } = {}) {
   const binary = options.binary ?? BINARY
   if (!(await Bun.file(binary).exists())) throw new Error('build first: npm run build')
   const dataDir = mkdtempSync(join(tmpdir(), 'authd-bench-'))
@@ -39,9 +40,12 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
   }
   const { tenantId } = cli(['tenants', 'create', '--name', 'Bench'])
   const { key } = cli(['api-keys', 'create', '--tenant', tenantId])
-  options.seed?.(cli, tenantId)
+  await options.seed?.(cli, tenantId, dataDir)
   const serverEnv = { ...process.env, ...env, ...options.serveEnv }
+  const spawnedAt = performance.now()
   const first = await spawnServer(dataDir, serverEnv, binary)
+  /** From the spawn to the "listening" log line. */
+  const startupMs = performance.now() - spawnedAt
   const extra: Array<Awaited<ReturnType<typeof spawnServer>>> = []
   return {
     url: first.url,
@@ -49,6 +53,8 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
     key: key as string,
     tenantId: tenantId as string,
     pid: first.proc.pid,
+    startupMs,
+    dataDir,
     cli,
     /** Resident memory of the server now, and its peak so far (MiB), from /proc. */
     memory() {

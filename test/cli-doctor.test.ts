@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
 import { tempDir } from './helpers'
 import { startSmtp } from './smtp'
+import { loadConfig } from '../src/config'
+import { sizeFindings } from '../src/cli/doctor-size'
 
 let dir: string
 let authd: ReturnType<typeof cliRunner>
@@ -95,6 +97,7 @@ describe('authd doctor', () => {
         migrations: 'ok',
         'signing key': 'ok',
         'mail outbox': 'ok',
+        'database size': 'ok',
         'data directory permissions': 'ok',
         'database file permissions': 'ok',
         transport: 'ok',
@@ -118,6 +121,37 @@ describe('authd doctor', () => {
     expect(r.stdout).toContain('! transport: listening on 0.0.0.0')
     expect(r.stdout).toContain('! signing key: no signing key yet')
     expect(r.stdout).toContain('! metrics: http://0.0.0.0:9464/metrics listens on every interface')
+  })
+
+  it('warns when deleted rows left much of the file free, and says how to give the space back', async () => {
+    await authd(['migrate'])
+    const db = new Database(join(dir, 'authd.db'))
+    // 96 MiB of audit rows, then deleted (as retention deletes them): their pages stay in the file.
+    const insert = db.prepare("INSERT INTO audit_events (at, type, detail) VALUES (0, 'bench', ?)")
+    db.transaction(() => {
+      for (let i = 0; i < 96; i++) insert.run('x'.repeat(1024 * 1024))
+    })()
+    db.run("DELETE FROM audit_events WHERE type = 'bench'")
+    db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    insert.finalize()
+    db.close()
+    const r = await authd(['--json', 'doctor'])
+    const finding = r.json.find((f: any) => f.check === 'database free space')
+    expect(finding).toEqual({ check: 'database free space', status: 'warn', detail: expect.stringMatching(/^9\d MiB \(\d+%\) of the database is free pages left by deleted rows/), fix: expect.stringContaining('authd backup compact.db') })
+  })
+
+  it('warns past 1 GiB with the largest tables and the retention in effect (the figures as the engines report them)', () => {
+    const config = loadConfig({ AUTHD_RETAIN_AUDIT: '90d' }, { dataDir: dir })
+    const facts = { engine: 'sqlite' as const, bytes: 3 * 1024 ** 3, freeBytes: 0, largest: [{ table: 'refresh_tokens', rows: 20_000_000 }, { table: 'audit_events', rows: 5_000_000 }] }
+    expect(sizeFindings(facts, config)).toEqual([
+      {
+        check: 'database size',
+        status: 'warn',
+        detail: 'the database is 3.0 GiB (largest: refresh_tokens 20,000,000 rows, audit_events 5,000,000 rows); retention keeps audit events 90 d, ended sessions 30 d, sent mail 30 d',
+        fix: expect.stringContaining('lower AUTHD_RETAIN_AUDIT'),
+      },
+    ])
+    expect(sizeFindings({ ...facts, bytes: 200 * 1024 ** 2, largest: [] }, config)).toEqual([{ check: 'database size', status: 'ok', detail: '200 MiB, 0% free' }])
   })
 
   it('fails on a missing database', async () => {

@@ -12,6 +12,7 @@ import { pgMigrationStatus } from '../db/pg/migrate'
 import { relyingPartyOf, rpIdFitsOrigin } from '../core/passkeys/relying-party'
 import type { Tenant } from '../core/types'
 import { readTlsPair } from '../server/listen'
+import { sizeChecks } from './doctor-size'
 
 export interface Finding {
   check: string
@@ -243,6 +244,7 @@ export async function runDoctor(config: Config, env: Record<string, string | und
     configurationCheck(env),
     ...database,
     ...(usable ? await dataChecks(config) : []),
+    ...(usable ? await sizeChecks(config) : []),
     ...permissionChecks(config),
     ...exposureChecks(config),
     metricsCheck(config),

@@ -104,10 +104,22 @@ export class PasswordHasher {
     return Promise.all([...sets].map((parameters) => this.dummyHash(parameters)))
   }
 
+  /** The mix as last read. Past its TTL it is read again in the background and the last read
+   *  answers meanwhile: the read goes through every user (a second or more for a million),
+   *  and no login should wait for it, nor take longer than the others for it. */
   private parameterMix(): Promise<ParameterMix> {
     const now = performance.now()
-    if (!this.mix || now - this.mix.at > MIX_TTL_MS) {
+    if (!this.mix) {
       this.mix = { read: this.loadMix().catch(() => []), at: now }
+    } else if (now - this.mix.at > MIX_TTL_MS) {
+      const current = this.mix
+      current.at = now // one read again at a time
+      this.loadMix().then(
+        (mix) => {
+          if (this.mix === current) this.mix = { read: Promise.resolve(mix), at: performance.now() }
+        },
+        () => {},
+      )
     }
     return this.mix.read
   }

@@ -47,23 +47,38 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
 }
 
 export interface PruneOptions {
+  /** The most rows one batch deletes. */
   batchSize?: number
+  /** How long one batch may take: a batch slower than this halves the next one, a batch under
+   *  half of it doubles the next (up to batchSize). On SQLite a batch holds the write lock for
+   *  its whole statement and commit, so this bounds how long a request's write can wait for
+   *  retention: 500 refresh tokens took up to 150 ms to delete from a big table (bench/README.md,
+   *  Retention). */
+  batchMs?: number
   /** Pause between two batches, so request writes get the lock in between. */
   pauseMs?: number
+  /** Told of each batch: its kind of row, rows deleted and how long its statement took (on
+   *  SQLite, about how long it held the write lock). bench/retention.ts records the longest. */
+  onBatch?: (target: PruneTarget, rows: number, ms: number) => void
 }
 
 /** Deletes everything past retention, batch by batch; returns how many rows of each kind. */
 export async function pruneExpiredData(deps: Pick<Deps, 'store' | 'clock' | 'config'>, options: PruneOptions = {}): Promise<Record<PruneTarget, number>> {
-  const { batchSize = 500, pauseMs = 50 } = options
+  const { batchSize = 500, batchMs = 10, pauseMs = 50 } = options
   const policy = retentionPolicy(deps.config)
   const deleted = {} as Record<PruneTarget, number>
+  let size = Math.min(100, batchSize)
   for (const target of Object.keys(policy) as PruneTarget[]) {
     deleted[target] = 0
     for (;;) {
       const now = deps.clock.now()
-      const n = await deps.store.prune(target, now - policy[target], batchSize)
+      const started = performance.now()
+      const n = await deps.store.prune(target, now - policy[target], size)
+      const ms = performance.now() - started
+      options.onBatch?.(target, n, ms)
       deleted[target] += n
-      if (n < batchSize) break
+      if (n < size) break
+      size = ms > batchMs ? Math.max(10, Math.floor(size / 2)) : ms < batchMs / 2 ? Math.min(batchSize, size * 2) : size
       await Bun.sleep(pauseMs)
     }
   }

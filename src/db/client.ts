@@ -3,6 +3,7 @@ import { Database, type SQLQueryBindings, type Statement } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { noteQuery, queryLogger } from './query-observer'
 import * as schema from './schema'
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
@@ -24,7 +25,7 @@ export function openDatabase(path: string): Db {
   // Erased data (a delivered mail's body, which holds an OTP or setup token) is overwritten
   // with zeros, not left in a free cell of the page; see OutboxStore.purgeErased for the WAL.
   sqlite.run('PRAGMA secure_delete = ON')
-  return drizzle({ client: sqlite, schema }) as Db
+  return drizzle({ client: sqlite, schema, logger: queryLogger }) as Db
 }
 
 /** How many compiled statements are kept: authd's drizzle queries are a few hundred distinct
@@ -44,10 +45,18 @@ export const CACHED_STATEMENTS = 500
 class StatementCachingDatabase extends Database {
   private readonly statements = new Map<string, Statement>()
 
+  /** Bun's own statement cache; seen by the query observer like the rest. */
+  override query<ReturnType, ParamsType extends SQLQueryBindings | SQLQueryBindings[]>(sql: string) {
+    noteQuery(sql)
+    return super.query<ReturnType, ParamsType>(sql)
+  }
+
   override prepare<ReturnType, ParamsType extends SQLQueryBindings | SQLQueryBindings[]>(sql: string, params?: ParamsType, ...rest: unknown[]) {
     type Prepared = Statement<ReturnType, ParamsType extends any[] ? ParamsType : [ParamsType]>
     // With bindings or flags (Database.query passes its own), the caller wants its own statement.
     if (params !== undefined || rest.length > 0) return (super.prepare as (...args: unknown[]) => Prepared)(sql, params, ...rest)
+    // Raw statements (the limit counters', the outbox claim) are prepared once, at start-up.
+    noteQuery(sql)
     let statement = this.statements.get(sql)
     if (statement) {
       this.statements.delete(sql)

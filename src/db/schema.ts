@@ -80,7 +80,7 @@ export const setupTokens = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     usedAt: integer('used_at'),
   },
-  (t) => [uniqueIndex('setup_tokens_hash_idx').on(t.tokenHash), index('setup_tokens_user_idx').on(t.userId)],
+  (t) => [uniqueIndex('setup_tokens_hash_idx').on(t.tokenHash), index('setup_tokens_user_idx').on(t.userId), index('setup_tokens_ended_idx').on(t.usedAt, t.expiresAt)],
 )
 
 export const signingKeys = sqliteTable('signing_keys', {
@@ -116,7 +116,9 @@ export const refreshFamilies = sqliteTable(
     /** The scopes granted to that client, space-separated. */
     scope: text('scope'),
   },
-  (t) => [index('refresh_families_user_idx').on(t.userId)],
+  // ended: retention finds ended sessions by it (retention-store.ts), in batches that must not
+  // scan. The *_ended_idx indexes of other tables are there for the same reason.
+  (t) => [index('refresh_families_user_idx').on(t.userId), index('refresh_families_ended_idx').on(t.revokedAt, t.expiresAt)],
 )
 
 export const refreshTokens = sqliteTable(
@@ -150,7 +152,9 @@ export const passwordResetOtps = sqliteTable('password_reset_otps', {
   expiresAt: integer('expires_at').notNull(),
   attempts: integer('attempts').notNull(),
   spentAt: integer('spent_at'),
-})
+},
+  (t) => [index('password_reset_otps_ended_idx').on(t.spentAt, t.expiresAt)],
+)
 
 // Every forgot-password request, registered address or not (same write either way), keyed
 // by a keyed hash of the address: the per-address limits count these.
@@ -169,7 +173,7 @@ export const passwordResetRequests = sqliteTable(
      *  matched (see core/password-reset.ts). */
     attempts: integer('attempts').notNull().default(0),
   },
-  (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+  (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt), index('password_reset_requests_created_idx').on(t.createdAt)],
 )
 
 // The mail outbox: written in the same transaction as the secret a message carries, and
@@ -194,7 +198,7 @@ export const mailOutbox = sqliteTable(
     createdAt: integer('created_at').notNull(),
     sentAt: integer('sent_at'),
   },
-  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
+  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt), index('mail_outbox_ended_idx').on(t.status, t.sentAt, t.createdAt)],
 )
 
 // Server-side keys that never leave the database (e.g. the key that derives a refresh
@@ -280,7 +284,7 @@ export const pendingSignups = sqliteTable(
     attempts: integer('attempts').notNull(),
     spentAt: integer('spent_at'),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.emailKey] }), index('pending_signups_expires_idx').on(t.expiresAt)],
+  (t) => [primaryKey({ columns: [t.tenantId, t.emailKey] }), index('pending_signups_expires_idx').on(t.expiresAt), index('pending_signups_ended_idx').on(t.spentAt, t.expiresAt)],
 )
 
 // Every sign-up request, whatever the address (same write either way): the per-address
@@ -294,7 +298,7 @@ export const signupRequests = sqliteTable(
     createdAt: integer('created_at').notNull(),
     issued: integer('issued', { mode: 'boolean' }).notNull().default(false),
   },
-  (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+  (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt), index('signup_requests_created_idx').on(t.createdAt)],
 )
 
 // A user's TOTP factor (core/mfa/). The secret is sealed (AES-256-GCM under a server key,
@@ -342,7 +346,13 @@ export const mfaChallenges = sqliteTable(
     /** The WebAuthn challenge a passkey signs to pass this challenge (null: the user has no passkey). */
     webauthnChallenge: text('webauthn_challenge'),
   },
-  (t) => [uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
+  // user: a new password or a disable spends the user's open challenges (helpers.ts spendOutstandingSecrets).
+  (t) => [
+    uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash),
+    index('mfa_challenges_expires_idx').on(t.expiresAt),
+    index('mfa_challenges_user_idx').on(t.userId),
+    index('mfa_challenges_ended_idx').on(t.spentAt, t.expiresAt),
+  ],
 )
 
 // Passkeys (core/passkeys): a user's WebAuthn credentials. The public key (COSE, base64url) is
@@ -385,7 +395,7 @@ export const webauthnChallenges = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
     spentAt: integer('spent_at'),
   },
-  (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt)],
+  (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt), index('webauthn_challenges_ended_idx').on(t.spentAt, t.expiresAt)],
 )
 
 // Webhooks (core/webhooks). An event row is written by triggers (see the webhooks migration)

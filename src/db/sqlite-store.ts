@@ -21,6 +21,8 @@ import { createSignupStore } from './signup-store'
 import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
+/** Users read per step when the stored hashes' parameters are counted. */
+const HASH_PAGE = 10_000
 
 export function createSqliteStore(db: Db): Store {
   const immediate = <T>(fn: () => T): Promise<T> => immediateTx(db, fn)
@@ -54,6 +56,11 @@ export function createSqliteStore(db: Db): Store {
       .insert(refreshTokens)
       .values({ id: p('id'), familyId: p('familyId'), tokenHash: p('tokenHash'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), spentAt: p('spentAt'), accessKid: p('accessKid'), ip: p('ip'), userAgent: p('userAgent') })
       .prepare(),
+    // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
+    hashesAfter: db.$client.prepare(`
+      SELECT CASE WHEN password_hash LIKE '$argon2id$v=19$%' THEN substr(password_hash, 16, instr(substr(password_hash, 16), '$') - 1) END AS parameters,
+             count(*) AS count, max(r) AS last
+      FROM (SELECT rowid AS r, password_hash FROM users WHERE rowid > ?1 ORDER BY rowid LIMIT ?2) GROUP BY 1`),
     spendToken: db
       .update(refreshTokens)
       .set({ spentAt: sql`${p('spentAt')}` })
@@ -254,13 +261,20 @@ export function createSqliteStore(db: Db): Store {
         }
       },
       async passwordHashParameters() {
-        // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
-        return db.$client
-          .query(
-            `SELECT substr(password_hash, 16, instr(substr(password_hash, 16), '$') - 1) AS parameters, count(*) AS count
-             FROM users WHERE password_hash LIKE '$argon2id$v=19$%' GROUP BY parameters`,
-          )
-          .all() as Array<{ parameters: string; count: number }>
+        // Every user's hash is read, but a page of rows at a time with the event loop free in
+        // between: one GROUP BY over the table held it ~20-60 ms for 20,000 users, so seconds
+        // for a million (bench/README.md, Scale), at start-up and on the first unknown-address
+        // login of every ten minutes.
+        // Each page is counted in SQL (a few rows back, not ten thousand hashes to collect).
+        const counts = new Map<string, number>()
+        for (let after = 0; ; ) {
+          const groups = q.hashesAfter.all(after, HASH_PAGE) as Array<{ parameters: string | null; count: number; last: number }>
+          for (const { parameters, count } of groups) if (parameters !== null) counts.set(parameters, (counts.get(parameters) ?? 0) + count)
+          if (groups.reduce((n, g) => n + g.count, 0) < HASH_PAGE) break
+          after = Math.max(...groups.map((g) => g.last))
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+        return [...counts].map(([parameters, count]) => ({ parameters, count }))
       },
       async replacePassword(input) {
         await immediate(() => replacePasswordInTransaction(db, input))

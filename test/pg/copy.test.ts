@@ -9,6 +9,10 @@ import { cliRunner } from '../cli-runner'
 import { apiCaller, PASSWORD, toResult } from '../helpers'
 import { SoftwareAuthenticator } from '../software-authenticator'
 import { createTestDatabase, describePostgres, useTestDatabase } from '../pg'
+import { SQL } from 'bun'
+import { Database } from 'bun:sqlite'
+import { sqliteSink } from '../../bench/seed-sinks'
+import { seedDatabase } from '../../bench/seed'
 
 const dir = useBinaryAndTempDir()
 
@@ -66,6 +70,51 @@ describePostgres('authd db copy', () => {
     expect(returned.json.tables).toEqual({ ...tables, refreshFamilies: tables.refreshFamilies + 2, refreshTokens: tables.refreshTokens + 3, webauthnChallenges: tables.webauthnChallenges + 1, webhookEvents: tables.webhookEvents + 2, limitCounters: returned.json.tables.limitCounters, auditEvents: returned.json.tables.auditEvents })
     expect(returned.json.tables.auditEvents).toBeGreaterThan(copied.json.tables.auditEvents)
   }, 60_000)
+
+  it('copies a database of many pages per table; interrupted, it leaves the target empty and runs again', async () => {
+    // 3,000 users with a history: refresh_tokens alone is several of the copy's pages.
+    const data = join(dir(), 'big')
+    const sink = sqliteSink(join(data, 'authd.db'))
+    await seedDatabase(sink, { users: 3000, argon2: { memoryCost: 64, timeCost: 1 } })
+    await sink.close()
+    const source = new Database(join(data, 'authd.db'), { readonly: true })
+    const count = (table: string) => source.prepare(`SELECT count(*) AS n FROM ${table}`)
+    const tables = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_recovery_codes', 'passkeys', 'limit_counters', 'idempotency_keys', 'pending_signups']
+    const sourceCounts = Object.fromEntries(
+      tables.map((t) => {
+        const statement = count(t)
+        const { n } = statement.get() as { n: number }
+        statement.finalize()
+        return [t, n]
+      }),
+    )
+    source.close(true)
+    expect(sourceCounts.refresh_tokens).toBeGreaterThan(20_000)
+    const target = await createTestDatabase()
+    const sql = new SQL(target.url, { max: 1 })
+    const targetCounts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) => [t, Number(((await sql.unsafe(`SELECT count(*) AS n FROM ${t}`)) as Array<{ n: string }>)[0]!.n)])))
+    try {
+      // Stopped half-way: while it writes refresh tokens (users and sessions are in, uncommitted).
+      const interrupted = Bun.spawn([BINARY, '--data-dir', data, 'db', 'copy', '--to', target.url], { stdout: 'pipe', stderr: 'pipe' })
+      for (let n = 0; n < 100; n++) {
+        const [row] = (await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'insert into "refresh_tokens"%'`) as Array<{ n: number }>
+        if (row!.n > 0) break
+        await Bun.sleep(50)
+      }
+      interrupted.kill('SIGKILL')
+      await interrupted.exited
+      expect(Object.values(await targetCounts()).every((n) => n === 0)).toBe(true)
+
+      const copied = await cliRunner([BINARY], data)(['--json', 'db', 'copy', '--to', target.url])
+      expect({ code: copied.code, stderr: copied.stderr }).toEqual({ code: 0, stderr: '' })
+      expect(copied.json.tables.refreshTokens).toBe(sourceCounts.refresh_tokens)
+      expect(await targetCounts()).toEqual(sourceCounts)
+      expect(copied.json.rowsPerSecond).toBeGreaterThan(0)
+    } finally {
+      await sql.close()
+      await target.drop()
+    }
+  }, 120_000)
 
   it('refuses to copy a source that a server has open, unless --force (then it warns)', async () => {
     const data = join(dir(), 'busy')

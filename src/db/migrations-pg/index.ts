@@ -13,6 +13,7 @@ import m9 from './0009_oidc.sql' with { type: 'text' }
 import m10 from './0010_webhook_session_client.sql' with { type: 'text' }
 import m11 from './0011_oidc_optional_pkce.sql' with { type: 'text' }
 import m12 from './0012_webhooks_fair_share.sql' with { type: 'text' }
+import m13 from './0013_scale.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -28,6 +29,7 @@ export const migrationFiles: Record<string, string> = {
   '0010_webhook_session_client': m10,
   '0011_oidc_optional_pkce': m11,
   '0012_webhooks_fair_share': m12,
+  '0013_scale': m13,
 }
 
 export { journal }

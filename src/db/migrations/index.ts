@@ -17,6 +17,7 @@ import m13 from './0013_oidc.sql' with { type: 'text' }
 import m14 from './0014_webhook_session_client.sql' with { type: 'text' }
 import m15 from './0015_oidc_optional_pkce.sql' with { type: 'text' }
 import m16 from './0016_webhooks_fair_share.sql' with { type: 'text' }
+import m17 from './0017_scale.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -36,6 +37,7 @@ export const migrationFiles: Record<string, string> = {
   '0014_webhook_session_client': m14,
   '0015_oidc_optional_pkce': m15,
   '0016_webhooks_fair_share': m16,
+  '0017_scale': m17,
 }
 
 export { journal }

@@ -2,6 +2,7 @@
 // dependency, and it works inside `bun build --compile`.
 import { SQL } from 'bun'
 import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql'
+import { isObserved, noteQuery, queryLogger } from '../query-observer'
 import * as schema from './schema'
 
 export type PgDb = BunSQLDatabase<typeof schema> & { $client: SQL }
@@ -22,7 +23,12 @@ export function sslModeOf(url: string): SslMode | undefined {
 export function openPostgres(url: string, options: { max?: number } = {}): PgDb {
   const tls = sslModeOf(url)
   const client = new SQL(url, { max: options.max ?? 10, idleTimeout: 30, connectionTimeout: 10, ...(tls && { tls }) })
-  return drizzle({ client, schema }) as PgDb
+  if (isObserved()) {
+    // The store's own statements (pg/store.ts) run through unsafe(), past drizzle's logger.
+    const unsafe = client.unsafe.bind(client)
+    client.unsafe = ((query: string, params?: unknown[]) => (noteQuery(query, params), unsafe(query, params as never))) as typeof client.unsafe
+  }
+  return drizzle({ client, schema, logger: queryLogger }) as PgDb
 }
 
 /** SQLSTATE 23505, as Bun's client reports it (drizzle wraps it in its DrizzleQueryError). */

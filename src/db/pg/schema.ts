@@ -73,7 +73,7 @@ export const setupTokens = pgTable(
     expiresAt: ms('expires_at').notNull(),
     usedAt: ms('used_at'),
   },
-  (t) => [uniqueIndex('setup_tokens_hash_idx').on(t.tokenHash), index('setup_tokens_user_idx').on(t.userId)],
+  (t) => [uniqueIndex('setup_tokens_hash_idx').on(t.tokenHash), index('setup_tokens_user_idx').on(t.userId), index('setup_tokens_ended_idx').on(t.usedAt, t.expiresAt)],
 )
 
 export const signingKeys = pgTable('signing_keys', {
@@ -106,7 +106,9 @@ export const refreshFamilies = pgTable(
     clientId: text('client_id'),
     scope: text('scope'),
   },
-  (t) => [index('refresh_families_user_idx').on(t.userId)],
+  // ended: retention finds ended sessions by it (retention-store.ts), in batches that must not
+  // scan. The *_ended_idx indexes of other tables are there for the same reason.
+  (t) => [index('refresh_families_user_idx').on(t.userId), index('refresh_families_ended_idx').on(t.revokedAt, t.expiresAt)],
 )
 
 export const refreshTokens = pgTable(
@@ -139,7 +141,9 @@ export const passwordResetOtps = pgTable('password_reset_otps', {
   expiresAt: ms('expires_at').notNull(),
   attempts: integer('attempts').notNull(),
   spentAt: ms('spent_at'),
-})
+},
+  (t) => [index('password_reset_otps_ended_idx').on(t.spentAt, t.expiresAt)],
+)
 
 export const passwordResetRequests = pgTable(
   'password_reset_requests',
@@ -151,7 +155,7 @@ export const passwordResetRequests = pgTable(
     issued: boolean('issued').notNull().default(false),
     attempts: integer('attempts').notNull().default(0),
   },
-  (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+  (t) => [index('password_reset_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt), index('password_reset_requests_created_idx').on(t.createdAt)],
 )
 
 export const mailOutbox = pgTable(
@@ -173,7 +177,7 @@ export const mailOutbox = pgTable(
     createdAt: ms('created_at').notNull(),
     sentAt: ms('sent_at'),
   },
-  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt)],
+  (t) => [index('mail_outbox_due_idx').on(t.status, t.nextAttemptAt), index('mail_outbox_ended_idx').on(t.status, t.sentAt, t.createdAt)],
 )
 
 export const serverSecrets = pgTable('server_secrets', {
@@ -248,7 +252,7 @@ export const pendingSignups = pgTable(
     attempts: integer('attempts').notNull(),
     spentAt: ms('spent_at'),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.emailKey] }), index('pending_signups_expires_idx').on(t.expiresAt)],
+  (t) => [primaryKey({ columns: [t.tenantId, t.emailKey] }), index('pending_signups_expires_idx').on(t.expiresAt), index('pending_signups_ended_idx').on(t.spentAt, t.expiresAt)],
 )
 
 export const signupRequests = pgTable(
@@ -260,7 +264,7 @@ export const signupRequests = pgTable(
     createdAt: ms('created_at').notNull(),
     issued: boolean('issued').notNull().default(false),
   },
-  (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt)],
+  (t) => [index('signup_requests_email_idx').on(t.tenantId, t.emailKey, t.createdAt), index('signup_requests_created_idx').on(t.createdAt)],
 )
 
 export const mfaTotp = pgTable('mfa_totp', {
@@ -302,7 +306,13 @@ export const mfaChallenges = pgTable(
     spentAt: ms('spent_at'),
     webauthnChallenge: text('webauthn_challenge'),
   },
-  (t) => [uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash), index('mfa_challenges_expires_idx').on(t.expiresAt)],
+  // user: a new password or a disable spends the user's open challenges (helpers.ts spendOutstandingSecrets).
+  (t) => [
+    uniqueIndex('mfa_challenges_token_idx').on(t.tokenHash),
+    index('mfa_challenges_expires_idx').on(t.expiresAt),
+    index('mfa_challenges_user_idx').on(t.userId),
+    index('mfa_challenges_ended_idx').on(t.spentAt, t.expiresAt),
+  ],
 )
 
 export const passkeys = pgTable(
@@ -339,7 +349,7 @@ export const webauthnChallenges = pgTable(
     expiresAt: ms('expires_at').notNull(),
     spentAt: ms('spent_at'),
   },
-  (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt)],
+  (t) => [index('webauthn_challenges_expires_idx').on(t.expiresAt), index('webauthn_challenges_ended_idx').on(t.spentAt, t.expiresAt)],
 )
 
 // Webhooks: the same tables as ../schema.ts (the events are written by triggers, see the

@@ -2,7 +2,7 @@
 // SQLite store's (../sqlite-store.ts); what differs is how races across processes are
 // settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, like, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability, retryAborted } from '../availability'
@@ -50,6 +50,15 @@ export function createPgStore(db: PgDb): Store {
 }
 
 const p = sql.placeholder
+/** Users read per step when the stored hashes' parameters are counted. */
+const HASH_PAGE = 10_000
+// A page of users by id (their index), its hashes' parameters counted: the argon2id ones by
+// their parameters ('$argon2id$v=19$' then up to the next '$'), the others as null; `last`, on
+// every row, is the page's last id in the order the next page starts after (the column's).
+const HASH_PARAMETERS_AFTER = `
+  SELECT CASE WHEN password_hash LIKE '$argon2id$v=19$%' THEN split_part(password_hash, '$', 4) END AS parameters,
+         count(*)::int AS count, max(max(id)) OVER () AS last
+  FROM (SELECT id, password_hash FROM users WHERE id > $1 ORDER BY id LIMIT $2) page GROUP BY 1`
 
 // Raw text rather than drizzle's sql template, so nothing is rebuilt per call (see q below).
 // A session is started only at the user's session epoch its proof was checked at ($19): the
@@ -70,7 +79,9 @@ const CREATE_FAMILY = `
 // back-off counters its success ends ($20, a JSON array of keys, bound as text: a string bound
 // straight to jsonb arrives as a JSON string, not an array), those that take its reserved
 // guess back ($29, likewise) and its audit event, all only if the family was inserted. A
-// session is authenticated when it starts.
+// session is authenticated when it starts. The keys as `= ANY(ARRAY(…))`, not `IN (SELECT …)`:
+// the planner guesses 100 rows for the set and, against a small counters table, joined it by
+// walking the table's whole primary key; an array is looked up key by key whatever the sizes.
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
     INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
@@ -80,9 +91,9 @@ const CREATE_FAMILY_RECORDED = `
     INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
     SELECT $9, family.id, $10, $11::bigint, $12::bigint, $13::bigint, $14, $15, $16 FROM family
   ), ended AS (
-    DELETE FROM limit_counters WHERE key IN (SELECT jsonb_array_elements_text($20::text::jsonb)) AND EXISTS (SELECT 1 FROM family)
+    DELETE FROM limit_counters WHERE key = ANY(ARRAY(SELECT jsonb_array_elements_text($20::text::jsonb))) AND EXISTS (SELECT 1 FROM family)
   ), refunded AS (
-    UPDATE limit_counters SET count = count - 1 WHERE key IN (SELECT jsonb_array_elements_text($29::text::jsonb)) AND count > 0 AND EXISTS (SELECT 1 FROM family)
+    UPDATE limit_counters SET count = count - 1 WHERE key = ANY(ARRAY(SELECT jsonb_array_elements_text($29::text::jsonb))) AND count > 0 AND EXISTS (SELECT 1 FROM family)
   )
   INSERT INTO audit_events (at, type, tenant_id, user_id, ip, user_agent, api_key_id, detail)
   SELECT $21::bigint, $22, $23, $24, $25, $26, $27, $28 FROM family
@@ -299,10 +310,16 @@ function createRawPgStore(db: PgDb): Store {
           }),
         ),
       async passwordHashParameters() {
-        // '$argon2id$v=19$' is 15 characters; the parameters run to the next '$'.
-        const parameters = sql<string>`split_part(${users.passwordHash}, '$', 4)`
-        const rows = await db.select({ parameters, count: sql<number>`count(*)::int` }).from(users).where(like(users.passwordHash, '$argon2id$v=19$%')).groupBy(parameters)
-        return rows.map((r) => ({ parameters: r.parameters, count: Number(r.count) }))
+        // A page of users at a time by id (its index), counted here: as one GROUP BY it was a
+        // sequential scan of every user in one statement (see the SQLite store).
+        const counts = new Map<string, number>()
+        for (let after = ''; ; ) {
+          const groups = (await db.$client.unsafe(HASH_PARAMETERS_AFTER, [after, HASH_PAGE])) as Array<{ parameters: string | null; count: number; last: string }>
+          for (const { parameters, count } of groups) if (parameters !== null) counts.set(parameters, (counts.get(parameters) ?? 0) + count)
+          if (groups.reduce((n, g) => n + g.count, 0) < HASH_PAGE) break
+          after = groups[0]!.last
+        }
+        return [...counts].map(([parameters, count]) => ({ parameters, count }))
       },
       async replacePassword(input) {
         await db.transaction((tx) => replacePassword(tx, input))

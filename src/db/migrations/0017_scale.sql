@@ -1,0 +1,10 @@
+CREATE INDEX `mail_outbox_ended_idx` ON `mail_outbox` (`status`,`sent_at`,`created_at`);--> statement-breakpoint
+CREATE INDEX `mfa_challenges_user_idx` ON `mfa_challenges` (`user_id`);--> statement-breakpoint
+CREATE INDEX `mfa_challenges_ended_idx` ON `mfa_challenges` (`spent_at`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `password_reset_otps_ended_idx` ON `password_reset_otps` (`spent_at`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `password_reset_requests_created_idx` ON `password_reset_requests` (`created_at`);--> statement-breakpoint
+CREATE INDEX `pending_signups_ended_idx` ON `pending_signups` (`spent_at`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `refresh_families_ended_idx` ON `refresh_families` (`revoked_at`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `setup_tokens_ended_idx` ON `setup_tokens` (`used_at`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `signup_requests_created_idx` ON `signup_requests` (`created_at`);--> statement-breakpoint
+CREATE INDEX `webauthn_challenges_ended_idx` ON `webauthn_challenges` (`spent_at`,`expires_at`);
