@@ -201,6 +201,13 @@ describe('passkey sign-in options per client IP (each stores a challenge)', () =
     expect((await options()).status).toBe(200)
   })
 
+  it('are judged in a burst as in a row: 10 at once against a budget of 3 give 3 options and 3 challenges', async () => {
+    ctx = await createTestContext({ AUTHD_PASSKEY_OPTIONS_IP_PER_10MIN: '3', AUTHD_REFUSAL_HOLD_MS: '0' })
+    const answers = await Promise.all(Array.from({ length: 10 }, () => ctx.call('POST', '/api/v1/auth/passkeys/login/options', { body: {} })))
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429])
+    expect(Number((await queryDatabase<{ n: number }>(ctx, 'SELECT COUNT(*) AS n FROM webauthn_challenges'))[0]!.n)).toBe(3)
+  })
+
   it('default to 300 per 10 minutes', () => {
     expect(loadConfig({}, { dataDir: '/nonexistent' }).limits.passkeyOptionsIpPer10Min).toBe(300)
   })
