@@ -3,6 +3,7 @@
 // login page with return_to back here; a third-party client's first request shows the
 // consent page. Until the client and redirect URI are known good, errors are drawn as a page;
 // after that they go back to the client (RFC 6749 §4.1.2.1), with `state` and `iss`.
+import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'
@@ -19,7 +20,7 @@ import { issuerOf, stringFields } from './protocol'
 /** The page shown when the request cannot be sent back to the client. */
 function cannotGoOn(page: Page) {
   const { t } = page
-  return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>`, { status: 400 })
+  return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: tenantTitle(page.tenant) })}</p>`, { status: 400 })
 }
 
 /** This authorize request again, as a path on authd, with `prompt=login` spent by the sign-in about to happen. */
@@ -39,7 +40,7 @@ function resumePath(page: Page, params: Params, signedInAfter: number | null): s
 function consentPage(page: Page, request: AuthorizationRequest, resume: string) {
   const { t } = page
   const client = request.client.name
-  const tenant = page.tenant.displayName ?? page.tenant.name
+  const tenant = tenantTitle(page.tenant)
   // The consent form's answer is a redirect to the client: its redirect URI must be a form target.
   page.returnOrigins.push(sourceOf(request.redirectUri))
   const main = html`<p>${t('oidc.consent.intro', { client, tenant })}</p>

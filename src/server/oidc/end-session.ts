@@ -3,6 +3,7 @@
 // session of the same user, a leaked one say, is no proof this browser asked); otherwise the user confirms with a form
 // (a link alone must not sign anyone out). Then the browser goes to the client's registered
 // post_logout_redirect_uri (with `state`), or to the login page.
+import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { paramsOf } from '../../core/oidc/authorization'
@@ -17,7 +18,7 @@ import { issuerOf, stringFields } from './protocol'
 
 function cannotGoOn(page: Page) {
   const { t } = page
-  return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>`, { status: 400 })
+  return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: tenantTitle(page.tenant) })}</p>`, { status: 400 })
 }
 
 async function signOut(deps: Deps, page: Page, target: string) {
@@ -58,7 +59,7 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
   if (confirmed || (hint !== null && hint.sub === page.caller.user.id && hint.sid === page.caller.sessionId)) return signOut(deps, page, target)
   const { t } = page
   const again = `${page.base}/end_session?${new URLSearchParams([...params])}`
-  const main = html`<p>${t('logout.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>${form({ action: `${page.base}/end_session/confirm`, token: page.token, submit: t('logout.submit'), hidden: { return_to: again } })}`
+  const main = html`<p>${t('logout.intro', { tenant: tenantTitle(page.tenant) })}</p>${form({ action: `${page.base}/end_session/confirm`, token: page.token, submit: t('logout.submit'), hidden: { return_to: again } })}`
   return page.render(t('logout.title'), main)
 }
 

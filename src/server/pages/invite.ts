@@ -2,6 +2,7 @@
 // with the setup token in the URL's fragment, which no server or log ever sees. A script of
 // the page's own (allowed by its nonce) copies it into the form; without JavaScript, the user
 // pastes the token the mail also shows. The form calls setupPassword, as POST /setup-password.
+import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { setupPassword } from '../../core/setup-password'
@@ -13,7 +14,7 @@ import { missing, problemOf } from './problems'
 
 function invitePage(deps: Deps, page: Page, state: FormState, status = 200, retryAfter?: number) {
   const { t } = page
-  const main = html`${problems(t, state)}<p>${t('invite.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>
+  const main = html`${problems(t, state)}<p>${t('invite.intro', { tenant: tenantTitle(page.tenant) })}</p>
 ${form(
   { action: `${page.base}/invite`, token: page.token, submit: t('invite.submit') },
   field({ name: 'token', label: t('invite.token'), autocomplete: 'off' }, state),

@@ -1,6 +1,7 @@
 // The frame of every page: the tenant's branding (display name, accent colour, logo), the
 // language, the style sheet under the response's nonce, and the main landmark with the
 // page's heading.
+import { tenantTitle } from '../../core/tenants'
 import type { Tenant } from '../../core/types'
 import css from './assets/pages.css' with { type: 'text' }
 import { html, unsafeRaw, type SafeHtml } from './html'
@@ -37,7 +38,7 @@ export function logoSource(tenant: Branding, base: string): string | null {
 
 export function layout(frame: Frame, title: string, main: SafeHtml): string {
   const { tenant, t, nonce } = frame
-  const name = tenant.displayName ?? tenant.name
+  const name = tenantTitle(tenant)
   // (validated as #rrggbb when set; checked again, since it is written into the style sheet)
   const accent = tenant.accentColor && ACCENT.test(tenant.accentColor) ? tenant.accentColor : DEFAULT_ACCENT
   const logo = logoSource(tenant, frame.base)

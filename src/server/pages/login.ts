@@ -2,6 +2,7 @@
 // TOTP or recovery code). The same domain functions as POST /login and POST /mfa/verify, so
 // the same back-off, limits, audit events and enumeration resistance; the session they start
 // is the page session (cookies.ts).
+import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
@@ -38,7 +39,7 @@ ${form(
 </form>
 ${passkeysScript(page)}
 <p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a>${signupOpen(page.tenant) && html` · <a href="${page.base}/signup">${t('signup.link')}</a>`}</p>`
-  return page.render(t('login.heading', { tenant: page.tenant.displayName ?? page.tenant.name }), main, { status, retryAfter })
+  return page.render(t('login.heading', { tenant: tenantTitle(page.tenant) }), main, { status, retryAfter })
 }
 
 /** @param passkeyOptions the challenge's, for a user with passkeys (on its first drawing only) */
@@ -68,7 +69,7 @@ async function signedIn(deps: Deps, page: Page, session: LoginResult, returnTo: 
 function returnToOf(page: Page, raw: string): { returnTo: string | null; refused: FormState | null } {
   const target = returnTarget(page, raw)
   if (target !== 'refused') return { returnTo: target, refused: null }
-  return { returnTo: null, refused: { formError: page.t('login.returnTo.invalid', { tenant: page.tenant.displayName ?? page.tenant.name }) } }
+  return { returnTo: null, refused: { formError: page.t('login.returnTo.invalid', { tenant: tenantTitle(page.tenant) }) } }
 }
 
 export const loginPages = (deps: Deps) =>

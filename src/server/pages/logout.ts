@@ -1,6 +1,7 @@
 // /t/{tenant}/logout: a page with one button (signing out changes state, so it is a form sent
 // with POST, never a link another site could make the browser follow), calling logout as
 // POST /logout does: the session ends, its cookie is cleared.
+import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { clientActor } from '../plugins/client-ip'
@@ -16,7 +17,7 @@ export const logoutPages = (deps: Deps) =>
       const page = await openPage(deps, ctx)
       if (!page.caller) return page.redirect(`${page.base}/login`)
       const { t } = page
-      const main = html`<p>${t('logout.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>${form({ action: `${page.base}/logout`, token: page.token, submit: t('logout.submit') })}`
+      const main = html`<p>${t('logout.intro', { tenant: tenantTitle(page.tenant) })}</p>${form({ action: `${page.base}/logout`, token: page.token, submit: t('logout.submit') })}`
       return page.render(t('logout.title'), main)
     })
     .post('/logout', async (ctx: PageRequest) => {

@@ -2,6 +2,7 @@
 // (product spec §15): the domain functions of POST /signup and POST /verify-email. The sign-up
 // form's answer is the verify form with the same notice for every address (new, registered
 // or refused: the domain does the same work for each); a verified code starts the page session.
+import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { parseSignupPolicy, requestSignup, verifyEmail } from '../../core/signup'
@@ -20,7 +21,7 @@ export const signupOpen = (tenant: Tenant) => parseSignupPolicy(tenant.signup).k
 function signupPage(deps: Deps, page: Page, state: FormState, status = 200, retryAfter?: number) {
   const { t } = page
   if (!signupOpen(page.tenant)) return page.render(t('signup.title'), problems(t, { formError: t('signup.closed') }), { status: 403 })
-  const main = html`${problems(t, state)}<p>${t('signup.intro', { tenant: page.tenant.displayName ?? page.tenant.name })}</p>
+  const main = html`${problems(t, state)}<p>${t('signup.intro', { tenant: tenantTitle(page.tenant) })}</p>
 ${form(
   { action: `${page.base}/signup`, token: page.token, submit: t('signup.submit') },
   field({ name: 'firstName', label: t('field.firstName'), autocomplete: 'given-name', keepValue: true }, state),
