@@ -34,6 +34,11 @@ export function sqliteSink(path: string): Sink {
   db.run('PRAGMA busy_timeout = 5000')
   db.run('PRAGMA journal_mode = WAL')
   runMigrations(db)
+  // The webhook triggers report changes as they happen (an event row per new user or
+  // session): the seed writes history, with the events retention would have left (seed.ts), so
+  // they are off while it loads (PostgreSQL: session_replication_role below) and back at close.
+  const triggers = db.query("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'webhook%'").all() as Array<{ name: string; sql: string }>
+  for (const { name } of triggers) db.run(`DROP TRIGGER ${name}`)
   // Loading only: a crash mid-seed loses the seed, nothing else. authd opens it at FULL again.
   db.run('PRAGMA synchronous = OFF')
   db.run('PRAGMA cache_size = -1000000')
@@ -76,6 +81,7 @@ export function sqliteSink(path: string): Sink {
     async analyze() {},
     checkpoint: () => void db.run('PRAGMA wal_checkpoint(TRUNCATE)'),
     async close() {
+      for (const { sql } of triggers) db.run(sql)
       db.run('PRAGMA wal_checkpoint(TRUNCATE)')
       // Finalized first: a statement left for the collector keeps the file open (and locked,
       // in WAL mode) after close(), and `authd db copy` then finds the database in use.

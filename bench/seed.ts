@@ -11,7 +11,9 @@
 import { randomBytes } from 'node:crypto'
 import { maskEmail } from '../src/core/audit'
 import { recoveryCodeHash, sealSecret } from '../src/core/mfa/factor'
+import { newSecret as newClientSecret } from '../src/core/oidc/clients'
 import { hmacSha256, randomToken, sha256 } from '../src/core/secrets'
+import { newSecret as newEndpointSecret, sealSecret as sealEndpointSecret } from '../src/core/webhooks/signing'
 import type { Row, Sink } from './seed-sinks'
 
 const DAY = 86_400_000
@@ -32,6 +34,8 @@ export interface SeedOptions {
   mailPerUser?: number
   totpShare?: number
   passkeyShare?: number
+  /** The share of sessions that are OpenID grants to a tenant's first-party client. */
+  oidcGrantShare?: number
   /** How far back the history goes (refresh families, mail); the audit log goes back a year. */
   days?: number
   /** The password every seeded user has (hashed once). */
@@ -45,12 +49,14 @@ export interface SeedCounts {
 }
 
 /** Tables the generator fills in bulk: their secondary indexes are built after the load. */
-const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests', 'setup_tokens', 'limit_counters', 'signup_requests']
+const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests', 'setup_tokens', 'limit_counters', 'signup_requests', 'oidc_consents', 'oidc_codes', 'webhook_events', 'webhook_deliveries']
 
 export const COLUMNS = {
   tenants: ['id', 'name', 'created_at', 'audience', 'signup'],
+  oidc_clients: ['id', 'tenant_id', 'name', 'secret_hash', 'secret_prefix', 'redirect_uris', 'post_logout_redirect_uris', 'first_party', 'created_at', 'updated_at'],
+  webhook_endpoints: ['id', 'tenant_id', 'url', 'event_types', 'description', 'sealed_secret', 'created_at', 'updated_at'],
   users: ['id', 'tenant_id', 'email', 'first_name', 'last_name', 'type', 'password_hash', 'created_at', 'updated_at', 'disabled_at', 'session_epoch'],
-  refresh_families: ['id', 'user_id', 'tenant_id', 'remember_me', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'amr', 'auth_at'],
+  refresh_families: ['id', 'user_id', 'tenant_id', 'remember_me', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'amr', 'auth_at', 'client_id', 'scope'],
   refresh_tokens: ['id', 'family_id', 'token_hash', 'created_at', 'expires_at', 'spent_at', 'access_kid', 'ip', 'user_agent'],
   audit_events: ['at', 'type', 'tenant_id', 'user_id', 'ip', 'user_agent', 'api_key_id', 'detail'],
   mail_outbox: ['id', 'tenant_id', 'kind', 'recipient', 'subject', 'text_body', 'html_body', 'status', 'attempts', 'next_attempt_at', 'lease_until', 'last_error', 'secret_expires_at', 'created_at', 'sent_at'],
@@ -63,6 +69,10 @@ export const COLUMNS = {
   signup_requests: ['tenant_id', 'email_key', 'created_at', 'issued'],
   pending_signups: ['tenant_id', 'email_key', 'first_name', 'last_name', 'password_hash', 'code_hash', 'created_at', 'expires_at', 'attempts', 'spent_at'],
   idempotency_keys: ['tenant_id', 'key', 'request_hash', 'user_id', 'status_code', 'sealed_response', 'created_at'],
+  oidc_consents: ['user_id', 'client_id', 'tenant_id', 'scope', 'created_at'],
+  oidc_codes: ['id', 'code_hash', 'tenant_id', 'client_id', 'user_id', 'session_id', 'redirect_uri', 'code_challenge', 'issuer', 'nonce', 'scope', 'auth_at', 'amr', 'user_epoch', 'created_at', 'expires_at', 'spent_at', 'family_id'],
+  webhook_events: ['id', 'tenant_id', 'user_id', 'type', 'data', 'created_at', 'fanned_out_at'],
+  webhook_deliveries: ['id', 'tenant_id', 'endpoint_id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'give_up_at', 'last_attempt_at', 'last_status', 'last_error', 'last_response', 'created_at', 'delivered_at'],
 } as const
 type Table = keyof typeof COLUMNS
 
@@ -120,6 +130,7 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
   const mailPerUser = options.mailPerUser ?? 1
   const totpShare = options.totpShare ?? 0.1
   const passkeyShare = options.passkeyShare ?? 0.05
+  const oidcGrantShare = options.oidcGrantShare ?? 0.1
   const days = options.days ?? 120
   const now = options.now ?? Date.now()
   const rand = random()
@@ -164,6 +175,43 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
   }
   await flush('tenants')
 
+  // Each tenant's OpenID clients (a first-party one everywhere, a third-party one in every other
+  // tenant) and webhook endpoints (in every fourth of the other tenants; none in the large one,
+  // which is the scale bench's own tenant: its logins must not send deliveries from the seeded
+  // server alone).
+  const apps = new Map<string, { firstParty: string; thirdParty?: string; endpoint?: string }>()
+  for (const [t, tenantId] of [largeTenantId, ...tenantIds].entries()) {
+    const at = now - 300 * DAY
+    const client = (name: string, firstParty: boolean) => {
+      const id = uuidAt(at + t)
+      const { secretHash, secretPrefix } = newClientSecret()
+      return add('oidc_clients', [id, tenantId, name, secretHash, secretPrefix, JSON.stringify([`https://${name.toLowerCase()}.example.com/callback`]), '[]', firstParty, at, at]).then(() => id)
+    }
+    const entry: { firstParty: string; thirdParty?: string; endpoint?: string } = { firstParty: await client('Intranet', true) }
+    if (t % 2 === 0) entry.thirdParty = await client('Planner', false)
+    if (t > 0 && t % 4 === 1) {
+      entry.endpoint = uuidAt(at + t)
+      await add('webhook_endpoints', [entry.endpoint, tenantId, `https://hooks.t${t}.example.com/authd`, '*', 'CRM sync', sealEndpointSecret(sealingKey, entry.endpoint, newEndpointSecret()), at, at])
+    }
+    apps.set(tenantId, entry)
+  }
+  await flush('oidc_clients')
+  await flush('webhook_endpoints')
+  // Webhook history, as retention leaves it: deliveries of the last 30 days (AUTHD_RETAIN_WEBHOOKS)
+  // with their events, and a day of events fanned out to no endpoint.
+  const addEvent = async (tenantId: string, userId: string, type: string, data: unknown, at: number) => {
+    const endpoint = apps.get(tenantId)!.endpoint
+    if (at < now - (endpoint ? 30 : 1) * DAY) return
+    const eventId = `evt_${randomBytes(16).toString('hex')}`
+    await add('webhook_events', [eventId, tenantId, userId, type, JSON.stringify(data), at, at + 500])
+    if (!endpoint) return
+    const dead = rand() < 0.01
+    await add('webhook_deliveries', [
+      uuidAt(at + 500), tenantId, endpoint, eventId, dead ? 'dead' : 'succeeded', dead ? 12 : 1, dead ? at + 3 * DAY : at + 600, at + 500 + 3 * DAY,
+      dead ? at + 3 * DAY : at + 600, dead ? 503 : 200, dead ? 'HTTP 503' : null, dead ? 'Service Unavailable' : '', at + 500, dead ? null : at + 600,
+    ])
+  }
+
   const rebuildIndexes = await sink.deferIndexes(BULK_TABLES)
   const auditSpan = 365 * DAY
   const auditTotal = Math.round(users * auditPerUser)
@@ -195,7 +243,15 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
       // would be retention's to delete, a backlog a live database does not have.
       const revokedAt = rand() < 0.3 ? now - Math.floor(rand() * Math.min(now - familyCreated, 30 * DAY)) : null
       const familyId = uuidAt(familyCreated)
-      await add('refresh_families', [familyId, userId, tenantId, rememberMe, familyCreated, familyExpires, revokedAt, revokedAt === null ? null : 'logout', hasTotp ? 'pwd,otp' : 'pwd', familyCreated])
+      // An OpenID grant is a refresh family of the client's; its code was spent at its start.
+      const clientId = rand() < oidcGrantShare ? apps.get(tenantId)!.firstParty : null
+      const amr = hasTotp ? 'pwd,otp' : 'pwd'
+      await add('refresh_families', [familyId, userId, tenantId, rememberMe, familyCreated, familyExpires, revokedAt, revokedAt === null ? null : 'logout', amr, familyCreated, clientId, clientId && 'openid profile email offline_access'])
+      if (clientId && familyCreated > now - DAY) {
+        await add('oidc_codes', [uuidAt(familyCreated - 1000), sha256(randomToken(32)), tenantId, clientId, userId, uuidAt(familyCreated - 2000), 'https://intranet.example.com/callback', randomToken(32), null, randomToken(16), 'openid profile email offline_access', familyCreated - 2000, amr, hasTotp ? 1 : 0, familyCreated - 1000, familyCreated + 59_000, familyCreated, familyId])
+      }
+      await addEvent(tenantId, userId, 'session.created', { session: { id: familyId, clientId }, user: { id: userId } }, familyCreated)
+      if (revokedAt !== null) await addEvent(tenantId, userId, 'session.ended', { session: { id: familyId, reason: 'logout', clientId }, user: { id: userId } }, revokedAt)
       const end = Math.min(revokedAt ?? now, familyExpires, now)
       const step = Math.max(1, Math.floor((end - familyCreated) / chain))
       const ip = `203.0.${u % 256}.${f % 256}`
@@ -234,6 +290,8 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
     if (rand() < passkeyShare) {
       await add('passkeys', [uuidAt(createdAt), tenantId, userId, randomBytes(16).toString('base64url'), randomBytes(77).toString('base64url'), 0, '["hybrid","internal"]', 'multiDevice', true, '00000000-0000-0000-0000-000000000000', 'iCloud Keychain', createdAt, now - Math.floor(rand() * 30 * DAY)])
     }
+    const thirdParty = apps.get(tenantId)!.thirdParty
+    if (thirdParty && rand() < 0.05) await add('oidc_consents', [userId, thirdParty, tenantId, 'openid profile email', createdAt])
     const emailKey = hmacSha256(hmacKey, `${tenantId}:${email}`)
     if (rand() < 0.2) await add('password_reset_requests', [tenantId, emailKey, now - Math.floor(rand() * 7 * DAY), true, 0])
     // Invited users set their password with a setup token (used); a few invitations are open.

@@ -66,6 +66,8 @@ export class UserAgent {
   constructor(
     readonly origin: string,
     readonly publicOrigin = origin,
+    /** How requests go out: over the socket, or into an app's handler (test/query-plans.test.ts). */
+    private readonly fetcher: (request: Request) => Promise<Response> = fetch,
   ) {}
 
   async send(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
@@ -75,7 +77,7 @@ export class UserAgent {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       headers.origin = this.publicOrigin
     }
-    const response = await fetch(new URL(url, this.origin), { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form && new URLSearchParams(init.form).toString(), redirect: 'manual' })
+    const response = await this.fetcher(new Request(new URL(url, this.origin).href, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body: init.form && new URLSearchParams(init.form).toString(), redirect: 'manual' }))
     for (const cookie of response.headers.getSetCookie()) {
       const [pair = ''] = cookie.split(';')
       const [name = '', value = ''] = pair.split('=')

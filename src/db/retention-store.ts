@@ -14,12 +14,16 @@ import type { PgDb } from './pg/client'
  * else at its expiry), written so that one index on (end, fallback) serves both halves; the
  * engines do not use such an index for the coalesce.
  */
-const endedBefore = (end: string, fallback: string, before: number, alias = '') => {
+const endedBefore = (end: string, fallback: string, before: number, alias = '', also?: SQL) => {
   const [e, f] = [sql.raw(alias + end), sql.raw(alias + fallback)]
+  // A condition on the index's leading column goes into both halves: `status IN (…) AND (a OR
+  // b)` is served by that column alone (SQLite walks every row of the status), the two
+  // halves each by a range.
+  if (also) return sql`((${also} AND ${e} < ${before}) OR (${also} AND ${e} IS NULL AND ${f} < ${before}))`
   return sql`(${e} < ${before} OR (${e} IS NULL AND ${f} < ${before}))`
 }
 
-export function pruneStatement(target: PruneTarget, before: number, limit: number): SQL {
+export function pruneStatement(target: PruneTarget, before: number, limit: number, engine: 'sqlite' | 'postgres' = 'sqlite'): SQL {
   const [table, key, select] = {
     // Oldest first by `at` (its index): ordered by id, a batch that finds nothing left to
     // delete would walk the whole log to learn so.
@@ -36,7 +40,7 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
       sql`SELECT id FROM refresh_families f WHERE ${endedBefore('revoked_at', 'expires_at', before, 'f.')}
           AND NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = f.id) LIMIT ${limit}`,
     ],
-    sentMail: ['mail_outbox', 'id', sql`SELECT id FROM mail_outbox WHERE status IN ('sent', 'expired') AND ${endedBefore('sent_at', 'created_at', before)} LIMIT ${limit}`],
+    sentMail: ['mail_outbox', 'id', sql`SELECT id FROM mail_outbox WHERE ${endedBefore('sent_at', 'created_at', before, '', sql`status IN ('sent', 'expired')`)} LIMIT ${limit}`],
     resetRequests: ['password_reset_requests', 'id', sql`SELECT id FROM password_reset_requests WHERE created_at < ${before} LIMIT ${limit}`],
     otps: ['password_reset_otps', 'user_id', sql`SELECT user_id FROM password_reset_otps WHERE ${endedBefore('spent_at', 'expires_at', before)} LIMIT ${limit}`],
     setupTokens: ['setup_tokens', 'id', sql`SELECT id FROM setup_tokens WHERE ${endedBefore('used_at', 'expires_at', before)} LIMIT ${limit}`],
@@ -48,13 +52,10 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     oidcCodes: ['oidc_codes', 'id', sql`SELECT id FROM oidc_codes WHERE expires_at < ${before} LIMIT ${limit}`],
     signupRequests: ['signup_requests', 'id', sql`SELECT id FROM signup_requests WHERE created_at < ${before} LIMIT ${limit}`],
     limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} LIMIT ${limit}`],
-    // Its key has two columns; picking by created_at deletes only rows past retention (rows
-    // sharing a millisecond go together, so a batch may be a little over the limit).
-    webhookDeliveries: [
-      'webhook_deliveries',
-      'id',
-      sql`SELECT id FROM webhook_deliveries WHERE status IN ('succeeded', 'dead') AND coalesce(delivered_at, last_attempt_at, created_at) < ${before} LIMIT ${limit}`,
-    ],
+    // A finished delivery's next_attempt_at is when it succeeded or died (webhook-store.ts):
+    // its end, and a range of the due index.
+    webhookDeliveries: ['webhook_deliveries', 'id', sql`SELECT id FROM webhook_deliveries WHERE status IN ('succeeded', 'dead') AND next_attempt_at < ${before} LIMIT ${limit}`],
+    // (the NOT EXISTS is a look-up of webhook_deliveries_event_idx per event)
     webhookEvents: [
       'webhook_events',
       'id',
@@ -62,6 +63,10 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     ],
     idempotencyKeys: ['idempotency_keys', 'created_at', sql`SELECT created_at FROM idempotency_keys WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`],
   }[target] as [string, string | string[], SQL]
+  // PostgreSQL: a picked key is looked up as `= ANY(ARRAY(…))`: against `IN (…)` the planner
+  // guesses the set's size and, on a table with few rows (OpenID codes live a minute), joined
+  // it by walking the table's whole primary key.
+  if (engine === 'postgres' && typeof key === 'string') return sql`DELETE FROM ${sql.identifier(table)} WHERE ${sql.identifier(key)} = ANY(ARRAY(${select}))`
   const keyColumns = typeof key === 'string' ? sql.identifier(key) : sql`(${sql.join(key.map((k) => sql.identifier(k)), sql`, `)})`
   return sql`DELETE FROM ${sql.identifier(table)} WHERE ${keyColumns} IN (${select})`
 }
@@ -71,5 +76,5 @@ export function createPrune(db: Db): Store['prune'] {
 }
 
 export function createPgPrune(db: PgDb): Store['prune'] {
-  return async (target, before, limit) => (await db.execute(sql`${pruneStatement(target, before, limit)} RETURNING 1`)).length
+  return async (target, before, limit) => (await db.execute(sql`${pruneStatement(target, before, limit, 'postgres')} RETURNING 1`)).length
 }

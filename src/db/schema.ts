@@ -473,6 +473,8 @@ export const webhookDeliveries = sqliteTable(
     index('webhook_deliveries_in_flight_idx').on(t.endpointId, t.status, t.nextAttemptAt),
     // claimNext's count of a tenant's deliveries in flight (its fair share of the slots)
     index('webhook_deliveries_tenant_in_flight_idx').on(t.tenantId, t.status, t.nextAttemptAt),
+    // retention's test for an event that no delivery names any more (retention-store.ts)
+    index('webhook_deliveries_event_idx').on(t.eventId),
   ],
 )
 

@@ -29,7 +29,9 @@ export function createWebhookStore(db: Db): WebhookStore {
   // worker's delivery ('sending', its lease run out) goes first ('sending' sorts after
   // 'pending', hence DESC): its next_attempt_at is its lease's end, not when it was first due,
   // which was before any delivery now pending was claimable ahead of it. Ties (an event batch
-  // is due at one instant) go by id, which is in the order the events were written.
+  // is due at one instant) go by id, which is in the order the events were written. A finished
+  // delivery's next_attempt_at is when it succeeded or died: retention's range of the same
+  // index (retention-store.ts).
   const claim = db.$client.prepare(`
     UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, lease_until = $leaseUntil, next_attempt_at = $leaseUntil
     WHERE id = (
@@ -121,7 +123,7 @@ export function createWebhookStore(db: Db): WebhookStore {
       return immediate(db, () => {
         const recorded = changesOf(
           db.update(webhookDeliveries)
-            .set({ status: 'succeeded', leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
+            .set({ status: 'succeeded', nextAttemptAt: result.at, leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
             .where(held(id, leaseUntil))
             .run(),
         ) === 1
@@ -133,7 +135,7 @@ export function createWebhookStore(db: Db): WebhookStore {
       return immediate(db, () => {
         const recorded = changesOf(
           db.update(webhookDeliveries)
-            .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? sql`${webhookDeliveries.nextAttemptAt}`, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
+            .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? result.at, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
             .where(held(id, leaseUntil))
             .run(),
         ) === 1

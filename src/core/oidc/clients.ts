@@ -46,7 +46,7 @@ function validateUris(field: string, raw: unknown, atLeastOne: boolean): string[
   return [...new Set(raw.map((uri) => validateRedirectUri(field, uri)))]
 }
 
-const newSecret = () => {
+export const newSecret = () => {
   const secret = SECRET_PREFIX + randomToken(32)
   return { secret, secretHash: sha256(secret), secretPrefix: secret.slice(0, VISIBLE_PREFIX_LENGTH) }
 }

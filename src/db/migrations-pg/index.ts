@@ -14,6 +14,7 @@ import m10 from './0010_webhook_session_client.sql' with { type: 'text' }
 import m11 from './0011_oidc_optional_pkce.sql' with { type: 'text' }
 import m12 from './0012_webhooks_fair_share.sql' with { type: 'text' }
 import m13 from './0013_scale.sql' with { type: 'text' }
+import m14 from './0014_webhook_deliveries_event.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -30,6 +31,7 @@ export const migrationFiles: Record<string, string> = {
   '0011_oidc_optional_pkce': m11,
   '0012_webhooks_fair_share': m12,
   '0013_scale': m13,
+  '0014_webhook_deliveries_event': m14,
 }
 
 export { journal }

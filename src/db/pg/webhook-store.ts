@@ -26,7 +26,8 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
   }
   // A claimed delivery's next_attempt_at is its lease's end (as on SQLite, ../webhook-store.ts):
   // "due" and "in flight" are each one index range; a crashed worker's delivery ('sending',
-  // lease run out) goes first (status DESC), as it was due before its lease's end.
+  // lease run out) goes first (status DESC), as it was due before its lease's end. A finished
+  // delivery's next_attempt_at is when it succeeded or died (retention's range).
   const due = (now: number) => sql`(d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}::bigint)`
   const noneInFlight = (now: number) => sql`NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id AND f.status = 'sending' AND f.next_attempt_at > ${now}::bigint)`
   // (webhook_deliveries_tenant_in_flight_idx)
@@ -119,7 +120,7 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
       return db.transaction(async (tx) => {
         const recorded = await tx
           .update(webhookDeliveries)
-          .set({ status: 'succeeded', leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
+          .set({ status: 'succeeded', nextAttemptAt: result.at, leaseUntil: null, deliveredAt: result.at, lastAttemptAt: result.at, lastStatus: result.status, lastError: null, lastResponse: result.response })
           .where(held(id, leaseUntil))
           .returning({ id: webhookDeliveries.id })
         if (recorded.length === 0) return false
@@ -131,7 +132,7 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
       return db.transaction(async (tx) => {
         const recorded = await tx
           .update(webhookDeliveries)
-          .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? sql`${webhookDeliveries.nextAttemptAt}`, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
+          .set({ status: retryAt === null ? 'dead' : 'pending', nextAttemptAt: retryAt ?? result.at, leaseUntil: null, lastAttemptAt: result.at, lastStatus: result.status, lastError: result.error, lastResponse: result.response })
           .where(held(id, leaseUntil))
           .returning({ id: webhookDeliveries.id })
         if (recorded.length === 0) return null
