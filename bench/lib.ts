@@ -29,16 +29,22 @@ type Cli = (args: string[], stdin?: string) => any
  * @param options.serveEnv settings for the server only, over `env`
  * @param options.binary another build than BINARY (an A/B of two builds in one run)
  */
-export async function startAuthd(env: Record<string, string> = {}, options: { seed?: (cli: Cli, tenantId: string, dataDir: string) => void | Promise<void>; serveEnv?: Record<string, string>; binary?: string } = {}) {
+export async function startAuthd(
+  env: Record<string, string> = {},
+  options: { seed?: (cli: Cli, tenantId: string, dataDir: string) => void | Promise<void>; serveEnv?: Record<string, string>; binary?: string; existingDataDir?: string } = {},
+) {
   const binary = options.binary ?? BINARY
   if (!(await Bun.file(binary).exists())) throw new Error('build first: npm run build')
-  const dataDir = mkdtempSync(join(tmpdir(), 'authd-bench-'))
+  // existingDataDir: a database made earlier (a seeded one, bench/scale.ts), kept after stop();
+  // its tenant named Bench is the bench's (made if absent).
+  const dataDir = options.existingDataDir ?? mkdtempSync(join(tmpdir(), 'authd-bench-'))
   const cli: Cli = (args: string[], stdin?: string) => {
     const r = Bun.spawnSync([binary, '--data-dir', dataDir, '--json', ...args], { stdin: stdin ? new TextEncoder().encode(stdin) : 'ignore', env: { ...process.env, ...env } })
     if (r.exitCode !== 0) throw new Error(`authd ${args.join(' ')}: ${r.stderr}`)
     return JSON.parse(r.stdout.toString())
   }
-  const { tenantId } = cli(['tenants', 'create', '--name', 'Bench'])
+  const existing = options.existingDataDir || env.AUTHD_DATABASE_URL ? (cli(['tenants', 'list']) as Array<{ tenantId: string; name: string }>).find((t) => t.name === 'Bench') : undefined
+  const { tenantId } = existing ?? cli(['tenants', 'create', '--name', 'Bench'])
   const { key } = cli(['api-keys', 'create', '--tenant', tenantId])
   await options.seed?.(cli, tenantId, dataDir)
   const serverEnv = { ...process.env, ...env, ...options.serveEnv }
@@ -71,7 +77,7 @@ export async function startAuthd(env: Record<string, string> = {}, options: { se
     async stop() {
       for (const { proc } of [first, ...extra]) proc.kill('SIGTERM')
       await Promise.all([first, ...extra].map(({ proc }) => proc.exited))
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!options.existingDataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

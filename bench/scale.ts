@@ -9,7 +9,10 @@
 //   npm run build && npm run bench -- scale
 //   BENCH_USERS=1000000 BENCH_TOKENS=20000000 npm run bench -- scale
 //   AUTHD_BENCH_POSTGRES_URL=postgres://… (default: this machine's, 127.0.0.1:5432); BENCH_ENGINES=sqlite
+//   A database seeded earlier (`npm run bench -- seed`, its large tenant named Bench), kept:
+//   BENCH_SEEDED_DATA_DIR=/work/big (SQLite), BENCH_SEEDED_DATABASE_URL=postgres://…/big
 import { SQL } from 'bun'
+import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SoftwareAuthenticator } from '../test/software-authenticator'
@@ -24,6 +27,8 @@ const USERS = Number(process.env.BENCH_USERS ?? 20_000)
 const TOKENS = Number(process.env.BENCH_TOKENS ?? USERS * 20)
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',')
 const ADMIN_URL = process.env.AUTHD_BENCH_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test'
+const SEEDED_DATA_DIR = process.env.BENCH_SEEDED_DATA_DIR
+const SEEDED_DATABASE_URL = process.env.BENCH_SEEDED_DATABASE_URL
 const ORIGIN = 'https://auth.example.com'
 const SCENARIOS = ['POST /login', 'GET /refresh-token', 'passkey sign-in', 'admin GET /users', 'admin GET /audit'] as const
 type Scenario = (typeof SCENARIOS)[number]
@@ -36,12 +41,15 @@ async function benchServer(label: string, seeded: boolean, postgresUrl?: string)
   const emails = Array.from({ length: CONCURRENCY }, (_, i) => `bench${i}@example.com`)
   let seedSeconds = 0
   let seedRows = 0
+  const reused = seeded && (postgresUrl ? postgresUrl === SEEDED_DATABASE_URL : SEEDED_DATA_DIR !== undefined)
   const authd = await startAuthd(
     { ...NO_LIMITS, AUTHD_PUBLIC_URL: ORIGIN, ...(postgresUrl ? { AUTHD_DATABASE_URL: postgresUrl } : {}) },
     {
+      existingDataDir: reused && !postgresUrl ? SEEDED_DATA_DIR : undefined,
       seed: async (cli, tenantId, dataDir) => {
-        for (const email of emails) cli(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'B', '--last-name', 'M', '--password-stdin'], PASSWORD)
-        if (!seeded) return
+        const known = (email: string) => reused && (cli(['users', 'list', '--tenant', tenantId, '--email', email]) as { items: unknown[] }).items.length > 0
+        for (const email of emails) if (!known(email)) cli(['users', 'create', '--tenant', tenantId, '--email', email, '--first-name', 'B', '--last-name', 'M', '--password-stdin'], PASSWORD)
+        if (!seeded || reused) return
         const sink = postgresUrl ? await postgresSink(postgresUrl) : sqliteSink(join(dataDir, 'authd.db'))
         const bar = progressBar(`seed ${label}`)
         try {
@@ -109,7 +117,23 @@ async function benchServer(label: string, seeded: boolean, postgresUrl?: string)
       await sql.close()
     }
   }
-  return { authd, label, startupMs: authd.startupMs, idle, seedSeconds, seedRows, workers, databaseBytes }
+  const userCount = async () => {
+    if (!postgresUrl) {
+      const db = new Database(join(authd.dataDir, 'authd.db'), { readonly: true })
+      try {
+        return (db.query('SELECT count(*) AS n FROM users').get() as { n: number }).n
+      } finally {
+        db.close()
+      }
+    }
+    const sql = new SQL(postgresUrl, { max: 1 })
+    try {
+      return Number(((await sql`SELECT count(*) AS n FROM users`) as Array<{ n: string }>)[0]!.n)
+    } finally {
+      await sql.close()
+    }
+  }
+  return { authd, label, startupMs: authd.startupMs, idle, seedSeconds, seedRows, workers, databaseBytes, userCount }
 }
 
 async function measureEngine(engine: string): Promise<string[]> {
@@ -128,13 +152,13 @@ async function measureEngine(engine: string): Promise<string[]> {
       return [`PostgreSQL: skipped, no server at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message})`]
     }
     const base = `authd_scale_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-    databases = [`${base}_empty`, `${base}_seeded`]
+    databases = SEEDED_DATABASE_URL ? [`${base}_empty`] : [`${base}_empty`, `${base}_seeded`]
     for (const name of databases) await admin.unsafe(`CREATE DATABASE ${name}`)
   }
   const servers: Array<Awaited<ReturnType<typeof benchServer>>> = []
   try {
     servers.push(await benchServer(`${engine} empty`, false, databases[0] && urlOf(databases[0])))
-    servers.push(await benchServer(`${engine} seeded`, true, databases[1] && urlOf(databases[1])))
+    servers.push(await benchServer(`${engine} seeded`, true, engine === 'postgres' ? (SEEDED_DATABASE_URL ?? urlOf(databases[1]!)) : undefined))
     const [empty, seeded] = servers as [(typeof servers)[0], (typeof servers)[0]]
     const ratios: Record<Scenario, number[]> = Object.fromEntries(SCENARIOS.map((s) => [s, []])) as never
     const last: Record<Scenario, [Result, Result]> = {} as never
@@ -153,7 +177,9 @@ async function measureEngine(engine: string): Promise<string[]> {
     }
     const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`
     const lines = [
-      `\n${engine}: ${USERS.toLocaleString('en')} users and ${TOKENS.toLocaleString('en')} refresh tokens seeded (${seeded.seedRows.toLocaleString('en')} rows in ${seeded.seedSeconds.toFixed(0)} s), ${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores`,
+      seeded.seedRows > 0
+        ? `\n${engine}: ${USERS.toLocaleString('en')} users and ${TOKENS.toLocaleString('en')} refresh tokens seeded (${seeded.seedRows.toLocaleString('en')} rows in ${seeded.seedSeconds.toFixed(0)} s), ${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores`
+        : `\n${engine}: a database seeded earlier (${(await seeded.userCount()).toLocaleString('en')} users), ${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores`,
       `${'scenario (last round)'.padEnd(22)} ${'empty ok/s'.padStart(11)} ${'seeded ok/s'.padStart(12)} ${'seeded/empty'.padStart(13)}  rounds      (target >= 0.9)`,
     ]
     for (const scenario of SCENARIOS) {

@@ -18,6 +18,8 @@ export interface HasherOptions {
   initialEstimateMs?: number
   /** The event loop's recent share of a core (event-loop-load.ts); undefined where unknown. */
   eventLoopShare?: () => number | undefined
+  /** A monotonic clock in ms (tests move it past the parameter mix's lifetime). */
+  now?: () => number
 }
 
 /** From this share of a core on, the event loop is busy serving other requests, and the
@@ -108,7 +110,8 @@ export class PasswordHasher {
    *  answers meanwhile: the read goes through every user (a second or more for a million),
    *  and no login should wait for it, nor take longer than the others for it. */
   private parameterMix(): Promise<ParameterMix> {
-    const now = performance.now()
+    const clock = this.options.now ?? (() => performance.now())
+    const now = clock()
     if (!this.mix) {
       this.mix = { read: this.loadMix().catch(() => []), at: now }
     } else if (now - this.mix.at > MIX_TTL_MS) {
@@ -116,7 +119,7 @@ export class PasswordHasher {
       current.at = now // one read again at a time
       this.loadMix().then(
         (mix) => {
-          if (this.mix === current) this.mix = { read: Promise.resolve(mix), at: performance.now() }
+          if (this.mix === current) this.mix = { read: Promise.resolve(mix), at: clock() }
         },
         () => {},
       )

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError } from '../../src/core/errors'
 import { EventLoopMeter } from '../../src/core/event-loop-load'
-import { pickParameters, PasswordHasher } from '../../src/core/passwords'
+import { hashParameters, pickParameters, PasswordHasher, type ParameterMix } from '../../src/core/passwords'
 import { checkPasswordPolicy } from '../../src/core/password-policy'
 import { tempDir } from '../helpers'
 
@@ -20,6 +20,39 @@ describe('PasswordHasher', () => {
     await expect(warming).rejects.toThrow('closed')
     expect(await hasher.verifyDummy('a guess at a password', 0.5)).toBe(false)
     hasher.close()
+  })
+
+  it("reads the stored hashes' parameter mix once, again in the background after 10 minutes, and never makes a login wait for it", async () => {
+    let now = 0
+    const reads: Array<(mix: ParameterMix) => void> = []
+    const hasher = new PasswordHasher({ ...options, now: () => now }, () => new Promise((resolve) => reads.push(resolve)))
+    const parametersOf = async () => new Set(((await hasher.warmUp()) as string[]).map(hashParameters))
+    try {
+      // The first read is awaited (there is nothing older to answer with).
+      const first = hasher.verifyDummy('a guess', 0.5)
+      await Bun.sleep(1)
+      expect(reads).toHaveLength(1)
+      reads[0]!([{ parameters: 'm=128,t=1,p=1', count: 10 }])
+      expect(await first).toBe(false)
+      expect(await parametersOf()).toEqual(new Set(['m=64,t=1,p=1', 'm=128,t=1,p=1']))
+
+      now += 9 * 60_000
+      await hasher.verifyDummy('a guess', 0.5)
+      expect(reads).toHaveLength(1)
+
+      // Past 10 minutes: logins go on with the last mix while one read runs, however many come.
+      now += 2 * 60_000
+      expect(await Promise.all([hasher.verifyDummy('a guess', 0.1), hasher.verifyDummy('a guess', 0.9)])).toEqual([false, false])
+      expect(reads).toHaveLength(2)
+      expect(await parametersOf()).toEqual(new Set(['m=64,t=1,p=1', 'm=128,t=1,p=1']))
+      // When it lands, the next logins use it.
+      reads[1]!([{ parameters: 'm=256,t=1,p=1', count: 10 }])
+      await Bun.sleep(1)
+      expect(await parametersOf()).toEqual(new Set(['m=64,t=1,p=1', 'm=256,t=1,p=1']))
+      expect(reads).toHaveLength(2)
+    } finally {
+      hasher.close()
+    }
   })
 
   it('hashes with argon2id and verifies', async () => {
