@@ -71,7 +71,7 @@ export const COLUMNS = {
   idempotency_keys: ['tenant_id', 'key', 'request_hash', 'user_id', 'status_code', 'sealed_response', 'created_at'],
   oidc_consents: ['user_id', 'client_id', 'tenant_id', 'scope', 'created_at'],
   oidc_codes: ['id', 'code_hash', 'tenant_id', 'client_id', 'user_id', 'session_id', 'redirect_uri', 'code_challenge', 'issuer', 'nonce', 'scope', 'auth_at', 'amr', 'user_epoch', 'created_at', 'expires_at', 'spent_at', 'family_id'],
-  webhook_events: ['id', 'tenant_id', 'user_id', 'type', 'data', 'created_at', 'fanned_out_at'],
+  webhook_events: ['id', 'tenant_id', 'user_id', 'type', 'data', 'created_at', 'fanned_out_at', 'deliveries'],
   webhook_deliveries: ['id', 'tenant_id', 'endpoint_id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'give_up_at', 'last_attempt_at', 'last_status', 'last_error', 'last_response', 'created_at', 'delivered_at'],
 } as const
 type Table = keyof typeof COLUMNS
@@ -203,7 +203,7 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
     const endpoint = apps.get(tenantId)!.endpoint
     if (at < now - (endpoint ? 30 : 1) * DAY) return
     const eventId = `evt_${randomBytes(16).toString('hex')}`
-    await add('webhook_events', [eventId, tenantId, userId, type, JSON.stringify(data), at, at + 500])
+    await add('webhook_events', [eventId, tenantId, userId, type, JSON.stringify(data), at, at + 500, endpoint ? 1 : 0])
     if (!endpoint) return
     const dead = rand() < 0.01
     await add('webhook_deliveries', [

@@ -754,9 +754,12 @@ for (const [engine, define, open] of engines) {
         const retried = (await e.store.webhooks.claimNext(now + 1, 15_000, 2))!
         await e.store.webhooks.recordSuccess(retried.delivery.id, a.id, retried.delivery.leaseUntil!, { at: now + 2, status: 204, error: null, response: null })
         expect(await e.store.webhooks.getEndpoint(a.id)).toMatchObject({ failingSince: null })
+        // An event with a delivery stays while the delivery does; each kind by its own pick.
+        expect(await e.store.prune('deliveredWebhookEvents', now + 1, 10)).toBe(0)
         expect(await e.store.prune('webhookDeliveries', now + 1, 10)).toBe(0)
         expect(await e.store.prune('webhookDeliveries', now + 3, 10)).toBe(1)
-        expect(await e.store.prune('webhookEvents', now + 1, 10)).toBe(2)
+        expect(await e.store.prune('webhookEvents', now + 1, 10)).toBe(1)
+        expect(await e.store.prune('deliveredWebhookEvents', now + 1, 10)).toBe(1)
         expect(await e.store.webhooks.stats()).toEqual({ byStatus: { pending: 0, sending: 0, succeeded: 0, dead: 0 }, oldestPendingAt: null, eventsWaiting: 0 })
       }))
     })

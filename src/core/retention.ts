@@ -4,6 +4,7 @@
 import type { Config } from '../config'
 import type { Deps } from './deps'
 import type { PruneTarget } from './store'
+import { RETRY_FOR_MS } from './webhooks/delivery'
 
 const DAY = 86_400_000
 
@@ -38,11 +39,13 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),
     // An Idempotency-Key answers retries for 24 hours (core/idempotency.ts).
     idempotencyKeys: DAY,
-    // Delivered or dead webhook deliveries (a dead one can be redelivered until then); then
-    // the events fanned out a day ago that no delivery names any more (most events: a login's
-    // session.created with no endpoint subscribed is of no use once fanned out).
+    // Delivered or dead webhook deliveries (a dead one can be redelivered until then). Events
+    // of no delivery (most: a login's session.created with no endpoint subscribed) are of no
+    // use once fanned out, kept a day; an event with deliveries goes once none is left, which
+    // is after their retention plus the 3 days they may be retried (a redelivered one, later).
     webhookDeliveries: r.webhooksSec * 1000,
     webhookEvents: DAY,
+    deliveredWebhookEvents: r.webhooksSec * 1000 + RETRY_FOR_MS,
   }
 }
 

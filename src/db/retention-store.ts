@@ -55,11 +55,15 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     // A finished delivery's next_attempt_at is when it succeeded or died (webhook-store.ts):
     // its end, and a range of the due index.
     webhookDeliveries: ['webhook_deliveries', 'id', sql`SELECT id FROM webhook_deliveries WHERE status IN ('succeeded', 'dead') AND next_attempt_at < ${before} LIMIT ${limit}`],
+    // Each kind of event by its own partial index (`deliveries = 0` written out, so that the
+    // planners see the index's condition): a pick of the events of no delivery that walked
+    // past a month of delivered events would read them all in every batch.
+    webhookEvents: ['webhook_events', 'id', sql`SELECT id FROM webhook_events WHERE deliveries = 0 AND fanned_out_at < ${before} LIMIT ${limit}`],
     // (the NOT EXISTS is a look-up of webhook_deliveries_event_idx per event)
-    webhookEvents: [
+    deliveredWebhookEvents: [
       'webhook_events',
       'id',
-      sql`SELECT id FROM webhook_events e WHERE fanned_out_at < ${before} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${limit}`,
+      sql`SELECT id FROM webhook_events e WHERE deliveries > 0 AND fanned_out_at < ${before} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id) LIMIT ${limit}`,
     ],
     idempotencyKeys: ['idempotency_keys', 'created_at', sql`SELECT created_at FROM idempotency_keys WHERE created_at < ${before} ORDER BY created_at LIMIT ${limit}`],
   }[target] as [string, string | string[], SQL]

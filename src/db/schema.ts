@@ -1,6 +1,7 @@
 // The SQLite schema. Timestamps are integer milliseconds since the epoch; secrets are
 // stored only as hashes (see src/core/secrets.ts). Migrations are generated from this file
 // by drizzle-kit (`npm run db:generate`).
+import { sql } from 'drizzle-orm'
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const tenants = sqliteTable(
@@ -438,8 +439,17 @@ export const webhookEvents = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Set once the worker has written the event's deliveries. */
     fannedOutAt: integer('fanned_out_at'),
+    /** How many deliveries the fan-out made of it. Retention finds the events of no delivery
+     *  (most: a login's session.created in a tenant with no endpoint) apart from the others,
+     *  by two partial indexes: one pick walking the other would read a month of deliveries' events. */
+    deliveries: integer('deliveries').notNull().default(0),
   },
-  (t) => [index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt), index('webhook_events_user_idx').on(t.userId)],
+  (t) => [
+    index('webhook_events_fan_out_idx').on(t.fannedOutAt, t.createdAt),
+    index('webhook_events_user_idx').on(t.userId),
+    index('webhook_events_undelivered_idx').on(t.fannedOutAt).where(sql.raw('deliveries = 0')),
+    index('webhook_events_delivered_idx').on(t.fannedOutAt).where(sql.raw('deliveries > 0')),
+  ],
 )
 
 export const webhookDeliveries = sqliteTable(

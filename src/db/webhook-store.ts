@@ -12,6 +12,18 @@ import { auditEvents, mailOutbox, users, webhookDeliveries, webhookEndpoints, we
 type EndpointRow = typeof webhookEndpoints.$inferSelect
 
 export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({ ...row, eventTypes: row.eventTypes.split(',') })
+/** The events of a fan-out grouped by how many deliveries were made of each (webhook_events.deliveries). */
+export function byDeliveriesMade(events: Array<{ id: string }>, deliveries: Array<{ eventId: string }>): Map<number, string[]> {
+  const made = new Map<string, number>()
+  for (const delivery of deliveries) made.set(delivery.eventId, (made.get(delivery.eventId) ?? 0) + 1)
+  const groups = new Map<number, string[]>()
+  for (const { id } of events) {
+    const n = made.get(id) ?? 0
+    groups.set(n, [...(groups.get(n) ?? []), id])
+  }
+  return groups
+}
+
 export const endpointFields = (changes: Partial<WebhookEndpoint>) => {
   const { eventTypes, ...rest } = changes
   return eventTypes === undefined ? rest : { ...rest, eventTypes: eventTypes.join(',') }
@@ -100,10 +112,7 @@ export function createWebhookStore(db: Db): WebhookStore {
           .map(toEndpoint)
         const deliveries: WebhookDelivery[] = events.flatMap((event) => route(event, endpoints.filter((endpoint) => endpoint.tenantId === event.tenantId)))
         for (let i = 0; i < deliveries.length; i += 200) db.insert(webhookDeliveries).values(deliveries.slice(i, i + 200)).onConflictDoNothing().run()
-        db.update(webhookEvents)
-          .set({ fannedOutAt: now })
-          .where(inArray(webhookEvents.id, events.map((event) => event.id)))
-          .run()
+        for (const [made, ids] of byDeliveriesMade(events, deliveries)) db.update(webhookEvents).set({ fannedOutAt: now, deliveries: made }).where(inArray(webhookEvents.id, ids)).run()
         return events.length
       })
     },

@@ -15,6 +15,7 @@ import m11 from './0011_oidc_optional_pkce.sql' with { type: 'text' }
 import m12 from './0012_webhooks_fair_share.sql' with { type: 'text' }
 import m13 from './0013_scale.sql' with { type: 'text' }
 import m14 from './0014_webhook_deliveries_event.sql' with { type: 'text' }
+import m15 from './0015_webhook_events_retention.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -32,6 +33,7 @@ export const migrationFiles: Record<string, string> = {
   '0012_webhooks_fair_share': m12,
   '0013_scale': m13,
   '0014_webhook_deliveries_event': m14,
+  '0015_webhook_events_retention': m15,
 }
 
 export { journal }

@@ -8,7 +8,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, min, sql } from 'drizzle-orm'
 import type { WebhookStore } from '../../core/webhooks/store'
 import type { WebhookDelivery } from '../../core/webhooks/types'
-import { endpointFields, toEndpoint } from '../webhook-store'
+import { byDeliveriesMade, endpointFields, toEndpoint } from '../webhook-store'
 import type { PgDb } from './client'
 import { toAuditRow } from './limit-audit-stores'
 import { auditEvents, mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'
@@ -91,10 +91,7 @@ export function createPgWebhookStore(db: PgDb): WebhookStore {
         const endpoints = (await tx.select().from(webhookEndpoints).where(and(inArray(webhookEndpoints.tenantId, tenantIds), isNull(webhookEndpoints.disabledAt)))).map(toEndpoint)
         const deliveries: WebhookDelivery[] = events.flatMap((event) => route(event, endpoints.filter((endpoint) => endpoint.tenantId === event.tenantId)))
         for (let i = 0; i < deliveries.length; i += 200) await tx.insert(webhookDeliveries).values(deliveries.slice(i, i + 200)).onConflictDoNothing()
-        await tx
-          .update(webhookEvents)
-          .set({ fannedOutAt: now })
-          .where(inArray(webhookEvents.id, events.map((event) => event.id)))
+        for (const [made, ids] of byDeliveriesMade(events, deliveries)) await tx.update(webhookEvents).set({ fannedOutAt: now, deliveries: made }).where(inArray(webhookEvents.id, ids))
         return events.length
       })
     },
