@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { maskEmail } from '../src/core/audit'
 import { recoveryCodeHash, sealSecret } from '../src/core/mfa/factor'
 import { newSecret as newClientSecret } from '../src/core/oidc/clients'
+import { newRefreshToken, refreshTokenKey } from '../src/core/refresh-tokens'
 import { hmacSha256, randomToken, sha256 } from '../src/core/secrets'
 import { newSecret as newEndpointSecret, sealSecret as sealEndpointSecret } from '../src/core/webhooks/signing'
 import type { Row, Sink } from './seed-sinks'
@@ -260,7 +261,7 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
         const at = familyCreated + k * step
         const spentAt = k === chain - 1 ? null : at + step
         const ttl = rememberMe ? 30 * DAY : DAY
-        await add('refresh_tokens', [uuidAt(at), familyId, sha256(randomToken(32)), at, Math.min(at + ttl, familyExpires), spentAt, accessKid, ip, userAgent])
+        await add('refresh_tokens', [uuidAt(at), familyId, refreshTokenKey(newRefreshToken(at)), at, Math.min(at + ttl, familyExpires), spentAt, accessKid, ip, userAgent])
       }
     }
 

@@ -12,7 +12,8 @@ import { issueDeviceCookie } from './device-cookies'
 import { issueMfaChallenge, passMfaChallenge, type MfaChallengeAnswer } from './mfa/challenge'
 import { hasConfirmedTotp } from './mfa/factor'
 import { normalisePassword } from './password-policy'
-import { hmacSha256, randomToken, sha256 } from './secrets'
+import { newRefreshToken, refreshTokenKey, successorRefreshToken } from './refresh-tokens'
+import { hmacSha256 } from './secrets'
 import type { ActiveSigningKey } from './signing-keys'
 import { listSessions, type SessionView } from './signed-in-user'
 import type { SessionOrigin, SessionStartRecord } from './store'
@@ -147,7 +148,7 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
     amr: amr.join(','),
     authAt: now,
   }
-  const refreshToken = randomToken(32)
+  const refreshToken = newRefreshToken(now)
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   // A proof checked before a new password (or a second factor, or a disable) committed starts
@@ -187,7 +188,8 @@ export async function rotateRefreshToken(
   rotated?: (family: RefreshFamily) => AuditEvent,
 ): Promise<RotatedToken> {
   if (!presented || presented.length > 128) throw unauthorized()
-  const found = await deps.store.sessions.findToken(sha256(presented))
+  const key = refreshTokenKey(presented)
+  const found = await deps.store.sessions.findToken(key)
   if (!found || (found.family.clientId ?? null) !== clientId) throw unauthorized()
   const { token, family, user, tenant } = found
   const now = deps.clock.now()
@@ -197,17 +199,25 @@ export async function rotateRefreshToken(
   if (user.disabledAt !== null) throw userDisabled()
   if (tenant.disabledAt !== null) throw tenantDisabled()
 
-  // The successor is derived from the presented token with a server-side key, so only its
-  // hash is stored and yet every presentation within the grace period yields the same one.
-  const successor = hmacSha256(deps.serverKeys.refreshSuccessor, presented)
+  // The successor is a function of the presented token and the moment it was spent
+  // (core/refresh-tokens.ts), so a repeat within the grace period gets the same one.
+  const successorAt = (spentAt: number) => successorRefreshToken(deps.serverKeys.refreshSuccessor, presented, spentAt)
   const signingKey = await deps.keyRing.signingKey()
+  let successor: string
   if (token.spentAt === null) {
-    // Losing this race to a concurrent refresh of the same token needs no special case: the
-    // winner spent it just now, well within the grace period, and stored this same successor.
-    await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor), rotated?.(family))
+    successor = successorAt(now)
+    if (!(await deps.store.sessions.rotate(token.id, now, newTokenRecord(deps, family, successor, signingKey.kid, now, actor), rotated?.(family)))) {
+      // A concurrent refresh of the same token won the race a moment ago and stored the
+      // successor of the moment it spent it: that one is the answer.
+      const spentAt = (await deps.store.sessions.findToken(key))?.token.spentAt ?? null
+      if (spentAt === null) throw unauthorized()
+      successor = successorAt(spentAt)
+    }
   } else if (now - token.spentAt > deps.config.refreshGraceSec * 1000) {
     await deps.store.sessions.revokeFamily(family.id, now, 'reuse', auditEvent(deps, 'refresh.reused', actor, { tenantId: family.tenantId, userId: family.userId, detail: { familyId: family.id } }))
     throw unauthorized()
+  } else {
+    successor = successorAt(token.spentAt)
   }
   return { user, tenant, family, successor, expiresAt: tokenExpiresAt(deps, family, now), now, signingKey }
 }
@@ -215,7 +225,7 @@ export async function rotateRefreshToken(
 /** Ends the session the cookie belongs to. Idempotent: an unknown or spent cookie is no error. */
 export async function logout(deps: Pick<Deps, 'store' | 'clock'>, presented: string | undefined, actor: Actor): Promise<void> {
   if (!presented || presented.length > 128) return
-  const found = await deps.store.sessions.findToken(sha256(presented))
+  const found = await deps.store.sessions.findToken(refreshTokenKey(presented))
   if (!found || found.family.revokedAt !== null) return
   const loggedOut = auditEvent(deps, 'logout', actor, { tenantId: found.family.tenantId, userId: found.family.userId, detail: { familyId: found.family.id } })
   await deps.store.sessions.revokeFamily(found.family.id, deps.clock.now(), 'logout', loggedOut)
@@ -261,7 +271,7 @@ export function newTokenRecord(deps: Pick<Deps, 'config'>, family: RefreshFamily
   return {
     id: Bun.randomUUIDv7(),
     familyId: family.id,
-    tokenHash: sha256(token),
+    tokenHash: refreshTokenKey(token),
     createdAt: now,
     expiresAt: tokenExpiresAt(deps, family, now),
     spentAt: null,

@@ -8,7 +8,7 @@ import type { Deps } from './deps'
 import { notFound, tenantDisabled, unauthorized, userDisabled } from './errors'
 import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
-import { sha256 } from './secrets'
+import { refreshTokenKey } from './refresh-tokens'
 import { requireRecentAuth } from './step-up'
 import type { RefreshFamily, Tenant, User } from './types'
 
@@ -71,7 +71,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
  */
 export async function authenticateSessionToken(deps: Pick<Deps, 'store' | 'clock'>, token: string | undefined, tenantId: string): Promise<Caller> {
   if (!token || token.length > 128) throw unauthorized()
-  const found = await deps.store.sessions.findToken(sha256(token))
+  const found = await deps.store.sessions.findToken(refreshTokenKey(token))
   const now = deps.clock.now()
   // (an OpenID client's grant is no page session: core/oidc)
   if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || found.family.clientId || !isLive(found.family, now)) throw unauthorized()

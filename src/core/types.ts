@@ -120,6 +120,7 @@ export interface RefreshFamily {
 export interface RefreshToken {
   id: string
   familyId: string
+  /** The key the token is stored under: refreshTokenKey() (its issue time and hash). */
   tokenHash: string
   createdAt: number
   expiresAt: number

@@ -1,5 +1,6 @@
 // Races over a real socket: the server runs in this process on a free port.
 import { afterEach, describe, expect, it } from 'bun:test'
+import { refreshTokenKey } from '../../src/core/refresh-tokens'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { createTestContext, loginFor, toResult, type TestContext } from '../helpers'
@@ -31,7 +32,7 @@ describe('GET /refresh-token under concurrency', () => {
     expect(successor).not.toBe(cookie)
 
     // Exactly one successor row exists, and it works: the family was not revoked.
-    const found = await ctx.runtime.store.sessions.findToken(new Bun.CryptoHasher('sha256').update(successor!).digest('base64url'))
+    const found = await ctx.runtime.store.sessions.findToken(refreshTokenKey(successor!))
     expect(found?.token.spentAt).toBeNull()
     expect(found?.family.revokedAt).toBeNull()
     const next = await fetch(`${server.url}/api/v1/auth/refresh-token`, { headers: { cookie: `refreshToken=${successor}` } })
@@ -52,7 +53,7 @@ describe('GET /refresh-token within the grace period, concurrently', () => {
 
     const first = await refresh(cookie)
     expect(first.status).toBe(201)
-    const spent = await ctx.runtime.store.sessions.findToken(new Bun.CryptoHasher('sha256').update(cookie).digest('base64url'))
+    const spent = await ctx.runtime.store.sessions.findToken(refreshTokenKey(cookie))
     expect(spent?.token.spentAt).not.toBeNull()
 
     const results = await Promise.all(Array.from({ length: 19 }, () => refresh(cookie)))

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { randomToken, sha256 } from '../../src/core/secrets'
 import { setTenantDisabled } from '../../src/core/tenants'
 import { setUserDisabled } from '../../src/core/users'
 import { createTestContext, loginFor, type TestContext } from '../helpers'
@@ -28,7 +29,7 @@ describe('GET /refresh-token', () => {
       message: 'Token refreshed',
       data: { response: { accessToken: expect.any(String), user: { userId, tenant: { tenantId: ctx.tenantId, name: 'Acme' } } } },
     })
-    expect(res.refreshCookie).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(res.refreshCookie).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/)
     expect(res.refreshCookie).not.toBe(cookie)
     expect(res.setCookie).toContain('HttpOnly')
     expect(res.setCookie).toContain('Secure')
@@ -54,6 +55,24 @@ describe('GET /refresh-token', () => {
     const again = await refreshWith(cookie)
     expect(again.status).toBe(201)
     expect(again.refreshCookie).toBe(first.refreshCookie)
+  })
+
+  // Tokens issued before the time-ordered format (43 characters, stored under their hash alone)
+  // stay valid until they expire: an upgrade signs nobody out.
+  it('refreshes a token issued before the current format, to a successor in the current one', async () => {
+    const { userId } = await loggedIn()
+    const now = ctx.clock.now()
+    const legacy = randomToken(32)
+    const family = { id: Bun.randomUUIDv7(), userId, tenantId: ctx.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, amr: 'pwd', authAt: now }
+    const token = { id: Bun.randomUUIDv7(), familyId: family.id, tokenHash: sha256(legacy), createdAt: now, expiresAt: now + 86_400_000, spentAt: null, accessKid: null, ip: null, userAgent: null }
+    expect(await ctx.runtime.store.sessions.createFamily(family, token, 0)).toBe(true)
+    const res = await refreshWith(legacy)
+    expect(res.status).toBe(201)
+    expect(res.refreshCookie).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/)
+    expect((await refreshWith(legacy)).refreshCookie).toBe(res.refreshCookie)
+    expect((await refreshWith(res.refreshCookie!)).status).toBe(201)
+    ctx.clock.advance(11)
+    expect((await refreshWith(legacy)).json).toEqual(unauthorized)
   })
 
   it('revokes the whole family when a spent token comes back after the grace period', async () => {

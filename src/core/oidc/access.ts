@@ -5,7 +5,7 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
 import { auditEvent, type Actor } from '../audit'
 import type { Deps } from '../deps'
-import { sha256 } from '../secrets'
+import { refreshTokenKey } from '../refresh-tokens'
 import type { Tenant } from '../types'
 import { invalidRequest, invalidToken } from './errors'
 import { userClaims } from './tokens'
@@ -63,7 +63,7 @@ export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'
       () => null,
     )
   } else if (token.length <= 128) {
-    const found = await deps.store.sessions.findToken(sha256(token))
+    const found = await deps.store.sessions.findToken(refreshTokenKey(token))
     if (found && found.family.clientId === client.id && found.family.revokedAt === null) familyId = found.family.id
   }
   if (familyId === null) return

@@ -13,7 +13,8 @@ import { SignJWT } from 'jose'
 import { auditEvent, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
-import { randomToken, sha256 } from '../secrets'
+import { sha256 } from '../secrets'
+import { newRefreshToken } from '../refresh-tokens'
 import { newTokenRecord, rotateRefreshToken } from '../sessions'
 import type { ActiveSigningKey } from '../signing-keys'
 import type { RefreshFamily, Tenant, User } from '../types'
@@ -103,7 +104,7 @@ async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
     clientId: code.clientId,
     scope: code.scope,
   }
-  const refreshToken = randomToken(32)
+  const refreshToken = newRefreshToken(now)
   const signingKey = await deps.keyRing.signingKey()
   const firstToken = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   // (the grant's audit event is committed with it: one commit per exchange, not two)
