@@ -6,7 +6,7 @@ import { describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { sha256 } from '../../src/core/secrets'
+import { refreshTokenKey } from '../../src/core/refresh-tokens'
 import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binary'
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
@@ -43,7 +43,7 @@ describe('a crash during refresh rotations', () => {
     const spentAt = db.query('SELECT spent_at FROM refresh_tokens WHERE token_hash = ?')
     for (const chain of chains) {
       for (const [i, token] of chain.acknowledged.entries()) {
-        const row = spentAt.get(sha256(token)) as { spent_at: number | null } | null
+        const row = spentAt.get(refreshTokenKey(token)) as { spent_at: number | null } | null
         expect(row).not.toBeNull()
         if (i < chain.acknowledged.length - 1) expect(row!.spent_at).not.toBeNull()
       }
@@ -107,7 +107,7 @@ describe('a crash during refresh rotations', () => {
     // the tokens are the eight logins' plus one per answered rotation.
     const db = new Database(join(dir, 'authd.db'), { readonly: true })
     const spentAt = db.query('SELECT spent_at FROM refresh_tokens WHERE token_hash = ?')
-    for (const cookie of current) expect(spentAt.get(sha256(cookie))).toEqual({ spent_at: null })
+    for (const cookie of current) expect(spentAt.get(refreshTokenKey(cookie))).toEqual({ spent_at: null })
     expect(db.query('SELECT count(*) AS n FROM refresh_tokens').get()).toEqual({ n: 8 + acknowledged })
     db.close()
 
