@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs'
 import addressparser from 'nodemailer/lib/addressparser'
 import { resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
+import type { RefreshTokenFormat } from './core/refresh-tokens'
 
 export interface Config {
   port: number
@@ -24,6 +25,9 @@ export interface Config {
   refreshRememberTtlSec: number
   sessionMaxAgeSec: number
   refreshGraceSec: number
+  /** The format of a new session's refresh tokens (core/refresh-tokens.ts): `hash` is the
+   *  earlier one, which older versions of authd read, for a rolling upgrade from them. */
+  refreshTokenFormat: RefreshTokenFormat
   setupTokenTtlSec: number
   argon2MemoryKib: number
   argon2TimeCost: number
@@ -134,6 +138,7 @@ export const SETTINGS = [
   'AUTHD_PUBLIC_URL',
   'AUTHD_REFRESH_GRACE',
   'AUTHD_REFRESH_REMEMBER_TTL',
+  'AUTHD_REFRESH_TOKEN_FORMAT',
   'AUTHD_REFRESH_TTL',
   'AUTHD_REFUSAL_HOLD_MS',
   'AUTHD_RETAIN_AUDIT',
@@ -313,6 +318,11 @@ function parseListenAddress(name: string, raw: string): { host: string; port: nu
   return { host: match[1] ?? (match[2] || '127.0.0.1'), port }
 }
 
+function parseRefreshTokenFormat(name: string, raw: string): RefreshTokenFormat {
+  if (raw === 'ordered' || raw === 'hash') return raw
+  throw new ConfigError(`${name} must be ordered or hash (got "${raw}")`)
+}
+
 function parseSwitch(name: string, raw: string): boolean {
   if (raw === '1' || raw === 'true') return true
   if (raw === '0' || raw === 'false') return false
@@ -373,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshRememberTtlSec: read('AUTHD_REFRESH_REMEMBER_TTL', 30 * 86400, parseDuration),
     sessionMaxAgeSec: read('AUTHD_SESSION_MAX_AGE', 90 * 86400, parseDuration),
     refreshGraceSec: read('AUTHD_REFRESH_GRACE', 10, parseDuration),
+    refreshTokenFormat: read('AUTHD_REFRESH_TOKEN_FORMAT', 'ordered', parseRefreshTokenFormat),
     setupTokenTtlSec: read('AUTHD_SETUP_TOKEN_TTL', 72 * 3600, parseDuration),
     argon2MemoryKib: read('AUTHD_ARGON2_MEMORY_KIB', 19456, int(64, 4 * 1024 * 1024)),
     argon2TimeCost: read('AUTHD_ARGON2_TIME_COST', 2, int(1, 100)),

@@ -113,7 +113,7 @@ describe('authd doctor', () => {
   it('says what to fix, and exits 1 on a failure', async () => {
     await authd(['migrate'])
     chmodSync(dir, 0o755)
-    const r = await authd(['doctor'], { env: { AUTHD_SMTP_URL: 'smtp://127.0.0.1:1', AUTHD_HOST: '0.0.0.0', AUTHD_METRICS_ADDR: '0.0.0.0:9464' } })
+    const r = await authd(['doctor'], { env: { AUTHD_SMTP_URL: 'smtp://127.0.0.1:1', AUTHD_HOST: '0.0.0.0', AUTHD_METRICS_ADDR: '0.0.0.0:9464', AUTHD_REFRESH_TOKEN_FORMAT: 'hash' } })
     expect(r.code).toBe(1)
     expect(r.stdout).toContain(`! data directory permissions: ${dir} is 755`)
     expect(r.stdout).toContain(`    fix: chmod go-rwx ${dir}`)
@@ -121,6 +121,7 @@ describe('authd doctor', () => {
     expect(r.stdout).toContain('! transport: listening on 0.0.0.0')
     expect(r.stdout).toContain('! signing key: no signing key yet')
     expect(r.stdout).toContain('! metrics: http://0.0.0.0:9464/metrics listens on every interface')
+    expect(r.stdout).toContain('! refresh tokens: AUTHD_REFRESH_TOKEN_FORMAT=hash')
   })
 
   it('warns when deleted rows left much of the file free, and says how to give the space back', async () => {

@@ -237,11 +237,25 @@ function configurationCheck(env: Record<string, string | undefined>): Finding {
   }
 }
 
+/** The earlier refresh-token format is for the time of a rolling upgrade: left on, every refresh writes a random key. */
+function refreshTokenFormatCheck(config: Config): Finding[] {
+  if (config.refreshTokenFormat !== 'hash') return []
+  return [
+    {
+      check: 'refresh tokens',
+      status: 'warn',
+      detail: 'AUTHD_REFRESH_TOKEN_FORMAT=hash: new sessions get the earlier format, stored under random keys, which makes refreshes slower with millions of tokens',
+      fix: 'unset it once no older authd (43-character refresh tokens) serves this database (README: Several instances)',
+    },
+  ]
+}
+
 export async function runDoctor(config: Config, env: Record<string, string | undefined> = {}): Promise<Finding[]> {
   const database = config.postgresUrl ? await postgresChecks(config) : databaseChecks(config)
   const usable = database.every((f) => f.status !== 'fail')
   return [
     configurationCheck(env),
+    ...refreshTokenFormatCheck(config),
     ...database,
     ...(usable ? await dataChecks(config) : []),
     ...(usable ? await sizeChecks(config) : []),

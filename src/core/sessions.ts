@@ -148,7 +148,7 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
     amr: amr.join(','),
     authAt: now,
   }
-  const refreshToken = newRefreshToken(now)
+  const refreshToken = newRefreshToken(now, deps.config.refreshTokenFormat)
   const signingKey = await deps.keyRing.signingKey()
   const tokenRecord = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   // A proof checked before a new password (or a second factor, or a disable) committed starts

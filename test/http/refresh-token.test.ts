@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { randomToken, sha256 } from '../../src/core/secrets'
+import { hmacSha256, randomToken, sha256 } from '../../src/core/secrets'
 import { setTenantDisabled } from '../../src/core/tenants'
 import { setUserDisabled } from '../../src/core/users'
 import { createTestContext, loginFor, type TestContext } from '../helpers'
@@ -57,9 +57,10 @@ describe('GET /refresh-token', () => {
     expect(again.refreshCookie).toBe(first.refreshCookie)
   })
 
-  // Tokens issued before the time-ordered format (43 characters, stored under their hash alone)
-  // stay valid until they expire: an upgrade signs nobody out.
-  it('refreshes a token issued before the current format, to a successor in the current one', async () => {
+  // Sessions an older authd started (tokens of the earlier format, 43 characters, stored under
+  // their hash alone) are rotated as that version rotates them, so during a rolling upgrade
+  // either version serves them: an upgrade signs nobody out.
+  it('rotates a session of the earlier token format as an older authd does: same successor, same key', async () => {
     const { userId } = await loggedIn()
     const now = ctx.clock.now()
     const legacy = randomToken(32)
@@ -68,11 +69,21 @@ describe('GET /refresh-token', () => {
     expect(await ctx.runtime.store.sessions.createFamily(family, token, 0)).toBe(true)
     const res = await refreshWith(legacy)
     expect(res.status).toBe(201)
-    expect(res.refreshCookie).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/)
+    expect(res.refreshCookie).toBe(hmacSha256(ctx.runtime.serverKeys.refreshSuccessor, legacy))
+    expect((await ctx.runtime.store.sessions.findToken(sha256(res.refreshCookie!)))?.token.spentAt).toBeNull()
     expect((await refreshWith(legacy)).refreshCookie).toBe(res.refreshCookie)
     expect((await refreshWith(res.refreshCookie!)).status).toBe(201)
     ctx.clock.advance(11)
     expect((await refreshWith(legacy)).json).toEqual(unauthorized)
+  })
+
+  it('starts sessions in the earlier token format with AUTHD_REFRESH_TOKEN_FORMAT=hash (for a rolling upgrade)', async () => {
+    const { cookie } = await loggedIn({ AUTHD_REFRESH_TOKEN_FORMAT: 'hash' })
+    expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(await ctx.runtime.store.sessions.findToken(sha256(cookie))).not.toBeNull()
+    const res = await refreshWith(cookie)
+    expect(res.refreshCookie).toBe(hmacSha256(ctx.runtime.serverKeys.refreshSuccessor, cookie))
+    expect((await refreshWith(res.refreshCookie!)).status).toBe(201)
   })
 
   it('revokes the whole family when a spent token comes back after the grace period', async () => {

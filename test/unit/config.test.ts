@@ -54,6 +54,7 @@ describe('loadConfig', () => {
     ['AUTHD_PORT', 'http'],
     ['AUTHD_PASSWORD_MIN_LENGTH', '6'],
     ['AUTHD_REFRESH_GRACE', '0'],
+    ['AUTHD_REFRESH_TOKEN_FORMAT', 'random'],
     ['AUTHD_PUBLIC_URL', 'not a url'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} `))

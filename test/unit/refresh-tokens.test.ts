@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { newRefreshToken, refreshTokenKey, successorRefreshToken } from '../../src/core/refresh-tokens'
-import { randomToken, sha256 } from '../../src/core/secrets'
+import { hmacSha256, randomToken, sha256 } from '../../src/core/secrets'
 
 describe('refresh tokens and the key they are stored under', () => {
   const at = Date.UTC(2026, 10, 27, 5, 0, 0)
@@ -32,9 +32,18 @@ describe('refresh tokens and the key they are stored under', () => {
     expect(successorRefreshToken('server-key', newRefreshToken(at), at + 5)).not.toBe(successor)
   })
 
-  it('find a token issued before the format (43 characters) under its hash alone', () => {
-    const legacy = randomToken(32)
+  it('find a token of the earlier format (43 characters) under its hash alone', () => {
+    const legacy = newRefreshToken(at, 'hash')
+    expect(legacy).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(refreshTokenKey(legacy)).toBe(sha256(legacy))
+    expect(refreshTokenKey(randomToken(32))).toHaveLength(43)
+  })
+
+  // What an older authd derives, so both versions rotate one session alike during an upgrade.
+  it('keep a session in the format of its first token: the successor of the earlier format is HMAC(token)', () => {
+    const legacy = randomToken(32)
+    expect(successorRefreshToken('server-key', legacy, at + 5)).toBe(hmacSha256('server-key', legacy))
+    expect(successorRefreshToken('server-key', legacy, at + 9)).toBe(hmacSha256('server-key', legacy))
   })
 
   it('bind the key to the whole token: another issue time in front is another key', () => {

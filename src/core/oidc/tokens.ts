@@ -104,7 +104,7 @@ async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
     clientId: code.clientId,
     scope: code.scope,
   }
-  const refreshToken = newRefreshToken(now)
+  const refreshToken = newRefreshToken(now, deps.config.refreshTokenFormat)
   const signingKey = await deps.keyRing.signingKey()
   const firstToken = newTokenRecord(deps, family, refreshToken, signingKey.kid, now, actor)
   // (the grant's audit event is committed with it: one commit per exchange, not two)
