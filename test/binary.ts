@@ -34,7 +34,7 @@ export async function serveBinary(dataDir: string, env: Record<string, string> =
   }
   const listening = JSON.parse(buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!)
   reader.releaseLock()
-  return { proc, url: listening.url as string, listening: listening as { url: string; metrics: string; database: string; mail: string } }
+  return { proc, url: listening.url as string, listening: listening as { url: string; metrics: string; database: string; mail: string }, startupLog: buffered }
 }
 
 /** The rest of a stream that serveBinary already started reading. */

@@ -244,7 +244,7 @@ function refreshTokenFormatCheck(config: Config): Finding[] {
     {
       check: 'refresh tokens',
       status: 'warn',
-      detail: 'AUTHD_REFRESH_TOKEN_FORMAT=hash: new sessions get the earlier format, stored under random keys, which makes refreshes slower with millions of tokens',
+      detail: 'AUTHD_REFRESH_TOKEN_FORMAT=hash: new sessions get the earlier refresh-token format, whose stored keys are not ordered by time, which makes refreshes slower with millions of tokens',
       fix: 'unset it once no older authd (43-character refresh tokens) serves this database (README: Several instances)',
     },
   ]

@@ -25,6 +25,8 @@ export function registerServe(program: Command, env: Env) {
       const logger = jsonLogger()
       const runtime = await openRuntime(ctx.config({ port: opts.port, host: opts.host }))
       if (runtime.appliedMigrations.length > 0) logger.log('info', 'migrated', { applied: runtime.appliedMigrations })
+      // Meant for the time of a rolling upgrade only (README: Several instances): said where it is not forgotten.
+      if (runtime.config.refreshTokenFormat === 'hash') logger.log('warn', 'AUTHD_REFRESH_TOKEN_FORMAT=hash: new sessions get the earlier refresh-token format; unset it once no older authd serves this database')
       const demo = opts.seedDemo ? await seedDemoIfEmpty(runtime) : null
       const server = await startServer(runtime, logger).catch((error) => {
         // Nothing may keep the process alive once it cannot serve (the database, hashing threads).
