@@ -162,11 +162,12 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
     if (rows.length >= 5000) for (const name of Object.keys(COLUMNS) as Table[]) await flush(name)
   }
 
-  // Tenants: the large one, then the others.
+  // Tenants: the large one, then the others. The large one is named Bench: the scale bench
+  // takes the tenant of that name in a database seeded earlier (bench/lib.ts startAuthd).
   let largeTenantId = options.largeTenantId
   if (!largeTenantId) {
     largeTenantId = uuidAt(now - 400 * DAY)
-    await add('tenants', [largeTenantId, 'Large', now - 400 * DAY, `authd:${largeTenantId}`, 'closed'])
+    await add('tenants', [largeTenantId, 'Bench', now - 400 * DAY, `authd:${largeTenantId}`, 'closed'])
   }
   const tenantIds: string[] = []
   for (let t = 0; t < otherTenants; t++) {
