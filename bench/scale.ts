@@ -11,6 +11,7 @@
 //   AUTHD_BENCH_POSTGRES_URL=postgres://… (default: this machine's, 127.0.0.1:5432); BENCH_ENGINES=sqlite
 //   A database seeded earlier (`npm run bench -- seed`, its large tenant named Bench), kept:
 //   BENCH_SEEDED_DATA_DIR=/work/big (SQLite), BENCH_SEEDED_DATABASE_URL=postgres://…/big
+//   BENCH_CONTROL=1: both servers empty, to see what the ratios read when nothing differs
 import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
@@ -29,6 +30,9 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',')
 const ADMIN_URL = process.env.AUTHD_BENCH_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test'
 const SEEDED_DATA_DIR = process.env.BENCH_SEEDED_DATA_DIR
 const SEEDED_DATABASE_URL = process.env.BENCH_SEEDED_DATABASE_URL
+// BENCH_CONTROL=1: the second server is empty too (an A/A run), so the ratios show the
+// yardstick's own spread on this machine, to read a seeded run's against.
+const CONTROL = process.env.BENCH_CONTROL === '1'
 const ORIGIN = 'https://auth.example.com'
 const SCENARIOS = ['POST /login', 'GET /refresh-token', 'passkey sign-in', 'admin GET /users', 'admin GET /audit'] as const
 type Scenario = (typeof SCENARIOS)[number]
@@ -152,13 +156,14 @@ async function measureEngine(engine: string): Promise<string[]> {
       return [`PostgreSQL: skipped, no server at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message})`]
     }
     const base = `authd_scale_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-    databases = SEEDED_DATABASE_URL ? [`${base}_empty`] : [`${base}_empty`, `${base}_seeded`]
+    databases = SEEDED_DATABASE_URL && !CONTROL ? [`${base}_empty`] : [`${base}_empty`, `${base}_seeded`]
     for (const name of databases) await admin.unsafe(`CREATE DATABASE ${name}`)
   }
   const servers: Array<Awaited<ReturnType<typeof benchServer>>> = []
   try {
     servers.push(await benchServer(`${engine} empty`, false, databases[0] && urlOf(databases[0])))
-    servers.push(await benchServer(`${engine} seeded`, true, engine === 'postgres' ? (SEEDED_DATABASE_URL ?? urlOf(databases[1]!)) : undefined))
+    if (CONTROL) servers.push(await benchServer(`${engine} empty (control)`, false, databases[1] && urlOf(databases[1])))
+    else servers.push(await benchServer(`${engine} seeded`, true, engine === 'postgres' ? (SEEDED_DATABASE_URL ?? urlOf(databases[1]!)) : undefined))
     const [empty, seeded] = servers as [(typeof servers)[0], (typeof servers)[0]]
     const ratios: Record<Scenario, number[]> = Object.fromEntries(SCENARIOS.map((s) => [s, []])) as never
     const last: Record<Scenario, [Result, Result]> = {} as never
@@ -177,7 +182,9 @@ async function measureEngine(engine: string): Promise<string[]> {
     }
     const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`
     const lines = [
-      seeded.seedRows > 0
+      CONTROL
+        ? `\n${engine}: control, two empty databases (the second in the seeded column), ${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores`
+        : seeded.seedRows > 0
         ? `\n${engine}: ${USERS.toLocaleString('en')} users and ${TOKENS.toLocaleString('en')} refresh tokens seeded (${seeded.seedRows.toLocaleString('en')} rows in ${seeded.seedSeconds.toFixed(0)} s), ${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores`
         : `\n${engine}: a database seeded earlier (${(await seeded.userCount()).toLocaleString('en')} users), ${SECONDS}s per scenario, ${CONCURRENCY} clients, ${ROUNDS} rounds, ${navigator.hardwareConcurrency} cores`,
       `${'scenario (last round)'.padEnd(22)} ${'empty ok/s'.padStart(11)} ${'seeded ok/s'.padStart(12)} ${'seeded/empty'.padStart(13)}  rounds      (target >= 0.9)`,

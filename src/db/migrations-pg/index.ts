@@ -16,6 +16,7 @@ import m12 from './0012_webhooks_fair_share.sql' with { type: 'text' }
 import m13 from './0013_scale.sql' with { type: 'text' }
 import m14 from './0014_webhook_deliveries_event.sql' with { type: 'text' }
 import m15 from './0015_webhook_events_retention.sql' with { type: 'text' }
+import m16 from './0016_refresh_tokens_fillfactor.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -34,6 +35,7 @@ export const migrationFiles: Record<string, string> = {
   '0013_scale': m13,
   '0014_webhook_deliveries_event': m14,
   '0015_webhook_events_retention': m15,
+  '0016_refresh_tokens_fillfactor': m16,
 }
 
 export { journal }
