@@ -24,6 +24,19 @@ describePostgres('PostgreSQL migrations', () => {
     }
   })
 
+  // What keeps a refresh's spend a HOT update in a large table (migration 0016; its effect is
+  // measured by bench/scale.ts: bench/README.md, Scale).
+  it('leave room on each refresh-token page for the update every row gets (fillfactor 85)', async () => {
+    const pg = new SQL(databaseUrl(), { max: 1 })
+    try {
+      await runPgMigrations(pg)
+      const [{ reloptions }] = await pg`SELECT reloptions FROM pg_class WHERE relname = 'refresh_tokens' AND relkind = 'r'`
+      expect(reloptions).toEqual(['fillfactor=85'])
+    } finally {
+      await pg.close()
+    }
+  })
+
   it('make the same tables and columns as the SQLite schema', async () => {
     const sqlite = new Database(':memory:')
     runMigrations(sqlite, embeddedMigrations)
