@@ -46,8 +46,9 @@ export const TABLES = [
   'oidcConsents',
   'webhookEndpoints',
   'webhookDeliveries',
-  // Last: the rows copied above fired the webhook triggers on the target, writing events for
-  // changes that are not new; those are discarded before the source's events are copied.
+  // Last: on a SQLite target (or a PostgreSQL one whose tables the role does not own) the rows
+  // copied above fired the webhook triggers, writing events for changes that are not new;
+  // those are discarded before the source's events are copied.
   'webhookEvents',
 ] as const
 type TableName = (typeof TABLES)[number]
