@@ -28,6 +28,9 @@ export const tenants = sqliteTable(
      *  null: the host and origin of AUTHD_PUBLIC_URL. */
     passkeyRpId: text('passkey_rp_id'),
     passkeyOrigins: text('passkey_origins'),
+    /** Origins besides authd's own that a sign-in's return_to may send the browser to (a JSON
+     *  array): the operator's to set (the CLI), never a tenant admin key's. */
+    returnToOrigins: text('return_to_origins'),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
@@ -64,6 +67,9 @@ export const users = sqliteTable(
     /** Moves on whenever what proves the user changes (a new password, a second factor turned
      *  on, a disable): a login that checked the old proof starts no session after it. */
     sessionEpoch: integer('session_epoch').notNull().default(0),
+    /** When the user proved they receive mail at `email` (an invitation or setup token used, a
+     *  verified sign-up, a reset by OTP, or an admin's word); null: never proven. */
+    emailVerifiedAt: integer('email_verified_at'),
   },
   // (tenant_id, id): the admin API's keyset pages (ids are UUIDv7, so creation order).
   (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email), index('users_tenant_id_idx').on(t.tenantId, t.id)],
@@ -208,6 +214,14 @@ export const serverSecrets = sqliteTable('server_secrets', {
   name: text('name').primaryKey(),
   value: text('value').notNull(),
   createdAt: integer('created_at').notNull(),
+})
+
+// What a running server tells the CLI beside it (for example the public URL it serves under,
+// so the links a CLI command writes reach it). Not secret: shown to operators.
+export const serverSettings = sqliteTable('server_settings', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
 })
 
 // Abuse-limit counters, one row per key. Keys are keyed hashes (no addresses or IPs here).
@@ -503,6 +517,9 @@ export const oidcClients = sqliteTable(
     redirectUris: text('redirect_uris').notNull(),
     postLogoutRedirectUris: text('post_logout_redirect_uris').notNull(),
     firstParty: integer('first_party', { mode: 'boolean' }).notNull(),
+    /** The ID token's signature (`id_token_signed_response_alg`): RS256 (OpenID Connect
+     *  Registration's default) or ES256. Clients from before RS256 keep ES256. */
+    idTokenAlg: text('id_token_alg').notNull().default('RS256'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

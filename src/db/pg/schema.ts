@@ -24,6 +24,7 @@ export const tenants = pgTable(
     logoContentType: text('logo_content_type'),
     passkeyRpId: text('passkey_rp_id'),
     passkeyOrigins: text('passkey_origins'),
+    returnToOrigins: text('return_to_origins'),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
@@ -58,6 +59,7 @@ export const users = pgTable(
     updatedAt: ms('updated_at').notNull(),
     disabledAt: ms('disabled_at'),
     sessionEpoch: integer('session_epoch').notNull().default(0),
+    emailVerifiedAt: ms('email_verified_at'),
   },
   // (tenant_id, id): the admin API's keyset pages (ids are UUIDv7, so creation order).
   (t) => [uniqueIndex('users_tenant_email_idx').on(t.tenantId, t.email), index('users_tenant_id_idx').on(t.tenantId, t.id)],
@@ -187,6 +189,12 @@ export const serverSecrets = pgTable('server_secrets', {
   name: text('name').primaryKey(),
   value: text('value').notNull(),
   createdAt: ms('created_at').notNull(),
+})
+
+export const serverSettings = pgTable('server_settings', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: ms('updated_at').notNull(),
 })
 
 export const limitCounters = pgTable(
@@ -448,6 +456,7 @@ export const oidcClients = pgTable(
     redirectUris: text('redirect_uris').notNull(),
     postLogoutRedirectUris: text('post_logout_redirect_uris').notNull(),
     firstParty: boolean('first_party').notNull(),
+    idTokenAlg: text('id_token_alg').notNull().default('RS256'),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
   },
