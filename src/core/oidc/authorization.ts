@@ -6,7 +6,7 @@
 // otherwise); after that, errors go back to the client with its `state` and our `iss`.
 import { audit, type Actor } from '../audit'
 import type { Deps } from '../deps'
-import { randomToken, sha256 } from '../secrets'
+import { hmacSha256, randomToken, safeEqual, sha256 } from '../secrets'
 import type { Caller } from '../signed-in-user'
 import type { Tenant } from '../types'
 import { invalidRequest, OAuthError } from './errors'
@@ -17,8 +17,11 @@ export const PROMPT_VALUES = ['none', 'login', 'consent'] as const
 /** A code lives this long (product spec §21). */
 export const CODE_TTL_MS = 60_000
 /** Set on the authorize URL a sign-in returns to: the sign-in it asked for (prompt=login, or
- *  an old one under max_age) happened after this time, so it is not asked for again. */
+ *  an old one under max_age) happened after this time, so it is not asked for again. Its value
+ *  is `{time}.{mac}`: see signInMark. */
 export const SIGNED_IN_AFTER = 'authd_signed_in_after'
+/** A mark older than this vouches for nothing (the sign-in it waited for took too long). */
+export const SIGN_IN_MARK_TTL_MS = 30 * 60_000
 
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 const MAX_PARAM_LENGTH = 2000
@@ -47,6 +50,7 @@ export interface AuthorizationRequest {
   prompt: Set<string>
   maxAgeSec: number | null
   loginHint: string | null
+  /** The browser signed in after this time at this request's own asking (a genuine sign-in mark). */
   signedInAfter: number | null
 }
 
@@ -70,7 +74,8 @@ const optional = (params: Params, name: string): string | null => {
 }
 
 /** Stage two: everything else. A failure here is redirected to the client (with its state). */
-export function parseAuthorizationRequest(params: Params, client: OidcClient, redirectUri: string): AuthorizationRequest {
+/** @param signedInAfter what the request's sign-in mark vouches for (signedInAfterOf) */
+export function parseAuthorizationRequest(params: Params, client: OidcClient, redirectUri: string, signedInAfter: number | null = null): AuthorizationRequest {
   if (params.has('request')) throw new OAuthError('request_not_supported', 'request objects are not supported')
   if (params.has('request_uri')) throw new OAuthError('request_uri_not_supported', 'request_uri is not supported')
   const responseType = params.get('response_type')
@@ -98,7 +103,6 @@ export function parseAuthorizationRequest(params: Params, client: OidcClient, re
   if (prompt.has('none') && prompt.size > 1) throw invalidRequest('prompt=none must be alone')
   const maxAge = optional(params, 'max_age')
   if (maxAge !== null && !/^\d{1,9}$/.test(maxAge)) throw invalidRequest('max_age must be a number of seconds')
-  const signedInAfter = optional(params, SIGNED_IN_AFTER)
   return {
     client,
     redirectUri,
@@ -109,8 +113,36 @@ export function parseAuthorizationRequest(params: Params, client: OidcClient, re
     prompt,
     maxAgeSec: maxAge === null ? null : Number(maxAge),
     loginHint: optional(params, 'login_hint'),
-    signedInAfter: signedInAfter !== null && /^\d{1,15}$/.test(signedInAfter) ? Number(signedInAfter) : null,
+    signedInAfter,
   }
+}
+
+/**
+ * The mark that lets an authorize request resumed after a sign-in skip the sign-in it asked
+ * for. Anyone can edit a URL, so the time alone would vouch for nothing (a signed-in browser
+ * adding `authd_signed_in_after=0` would pass prompt=login and max_age=0 without signing in,
+ * which OpenID Connect Core §3.1.2.1 forbids): the mark is a MAC with a server key over the
+ * time, the browser that was sent to sign in (its form cookie, a random value of its own) and
+ * the request's other parameters, so it opens only this request, in this browser, for a while.
+ */
+export function signInMark(key: string, browser: string, params: Params, after: number): string {
+  return `${after}.${hmacSha256(key, markInput(browser, params, after))}`
+}
+
+/** The time a genuine, fresh mark on this request vouches for, or null (absent, forged, another
+ *  browser's or request's, or stale: the sign-in is then asked for again). */
+export function signedInAfterOf(key: string, browser: string | undefined, params: Params, now: number): number | null {
+  const mark = params.get(SIGNED_IN_AFTER)
+  const match = mark === undefined ? null : /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(mark)
+  if (!match || !browser) return null
+  const after = Number(match[1])
+  if (after > now || now - after > SIGN_IN_MARK_TTL_MS) return null
+  return safeEqual(match[2]!, hmacSha256(key, markInput(browser, params, after))) ? after : null
+}
+
+function markInput(browser: string, params: Params, after: number): string {
+  const rest = [...params].filter(([name]) => name !== SIGNED_IN_AFTER).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return JSON.stringify(['authd signed-in-after', browser, after, rest])
 }
 
 /** What the request needs next: the user to sign in, the user's consent, or nothing (a code). */

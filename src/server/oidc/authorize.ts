@@ -6,9 +6,10 @@
 import { tenantTitle } from '../../core/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'
+import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, signedInAfterOf, signInMark, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'
 import { OAuthError } from '../../core/oidc/errors'
 import { clientActor } from '../plugins/client-ip'
+import { readCookie } from '../pages/cookies'
 import { formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
@@ -23,18 +24,20 @@ function cannotGoOn(page: Page) {
   return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: tenantTitle(page.tenant) })}</p>`, { status: 400 })
 }
 
-/** This authorize request again, as a path on authd, with `prompt=login` spent by the sign-in about to happen. */
-function resumePath(page: Page, params: Params, signedInAfter: number | null): string {
-  const again = new URLSearchParams()
-  for (const [name, value] of params) {
-    if (name === SIGNED_IN_AFTER) continue
-    if (name === 'prompt') {
-      const rest = value.split(' ').filter((p) => p !== 'login' && p !== '')
-      if (rest.length > 0) again.set(name, rest.join(' '))
-    } else again.set(name, value)
-  }
-  if (signedInAfter !== null) again.set(SIGNED_IN_AFTER, String(signedInAfter))
-  return `${page.base}/authorize?${again}`
+/** The browser's own random value (its form cookie, set by openPage if it had none): what a sign-in mark is bound to. */
+const browserOf = (page: Page) => readCookie(page.jar, page.cookies.form)
+
+/**
+ * This authorize request again, as a path on authd, marked (when `signedInAfter` is set) so the
+ * sign-in it waits for satisfies its prompt=login or max_age once it has happened: a mark only
+ * authd can make, for this request in this browser (signInMark). The request keeps its prompt:
+ * followed before the sign-in, it asks for it again.
+ */
+function resumePath(deps: Deps, page: Page, params: Params, signedInAfter: number | null): string {
+  const again: Params = new Map([...params].filter(([name]) => name !== SIGNED_IN_AFTER))
+  const browser = browserOf(page)
+  if (signedInAfter !== null && browser) again.set(SIGNED_IN_AFTER, signInMark(deps.serverKeys.hmac, browser, again, signedInAfter))
+  return `${page.base}/authorize?${new URLSearchParams([...again])}`
 }
 
 function consentPage(page: Page, request: AuthorizationRequest, resume: string) {
@@ -73,13 +76,15 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
   const issuer = issuerOf(deps.config, decodeURIComponent(page.base.slice('/t/'.length)))
   const state = params.get('state') || null
   try {
-    const request = parseAuthorizationRequest(params, target.client, target.redirectUri)
+    const signedInAfter = signedInAfterOf(deps.serverKeys.hmac, browserOf(page), params, deps.clock.now())
+    const request = parseAuthorizationRequest(params, target.client, target.redirectUri, signedInAfter)
     if (decision === 'deny') throw new OAuthError('access_denied', 'the user denied the request')
     if (decision === 'allow' && page.caller) await giveConsent(deps, page.tenant, request, page.caller, page.actor)
     const next = await authorize(deps, page.tenant, issuer, request, page.caller, page.actor, decision === 'allow')
     if (next.step === 'code') return page.redirect(clientRedirect(target.redirectUri, issuer, state, { code: next.code }))
-    if (next.step === 'consent') return consentPage(page, request, resumePath(page, params, null))
-    const login = new URLSearchParams({ return_to: resumePath(page, params, deps.clock.now()) })
+    // (the consent page's answer resumes the request with the sign-in it may just have had)
+    if (next.step === 'consent') return consentPage(page, request, resumePath(deps, page, params, signedInAfter))
+    const login = new URLSearchParams({ return_to: resumePath(deps, page, params, deps.clock.now()) })
     // A signed-in browser asked to sign in again sees the form rather than passing straight through.
     if (page.caller) login.set('prompt', 'login')
     if (request.loginHint) login.set('login_hint', request.loginHint)
