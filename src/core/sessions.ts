@@ -186,6 +186,9 @@ export async function rotateRefreshToken(
   clientId: string | null,
   /** The event a rotation commits with it (an OpenID grant's refresh); authd's own refreshes record none. */
   rotated?: (family: RefreshFamily) => AuditEvent,
+  /** Checks the request against the family before the token is spent (an OpenID refresh's
+   *  scope): what it throws leaves the token as it was, so the client's next refresh is no reuse. */
+  admit?: (family: RefreshFamily) => void,
 ): Promise<RotatedToken> {
   if (!presented || presented.length > 128) throw unauthorized()
   const key = refreshTokenKey(presented)
@@ -198,6 +201,8 @@ export async function rotateRefreshToken(
   if (family.revokedAt !== null || token.expiresAt <= now) throw unauthorized()
   if (user.disabledAt !== null) throw userDisabled()
   if (tenant.disabledAt !== null) throw tenantDisabled()
+  // (a token spent past the grace period skips it: reuse detection below must still see a thief)
+  if (token.spentAt === null || now - token.spentAt <= deps.config.refreshGraceSec * 1000) admit?.(family)
 
   // The successor is a function of the presented token and the moment it was spent
   // (core/refresh-tokens.ts), so a repeat within the grace period gets the same one.

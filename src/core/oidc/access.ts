@@ -6,8 +6,8 @@ import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
 import { auditEvent, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { refreshTokenKey } from '../refresh-tokens'
-import type { Tenant } from '../types'
-import { invalidRequest, invalidToken } from './errors'
+import type { RefreshFamily, Tenant } from '../types'
+import { bearerRequired, invalidRequest, invalidToken, OAuthError } from './errors'
 import { userClaims } from './tokens'
 import type { OidcClient } from './types'
 
@@ -41,34 +41,48 @@ async function grantOfAccessToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'
   return { ...found, scope: typeof claims.scope === 'string' ? claims.scope : '' }
 }
 
-/** The userinfo endpoint (Core §5.3): `sub` and the claims of the token's scopes. */
-export async function userInfo(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, authorization: string | null): Promise<Record<string, unknown>> {
-  const token = /^Bearer +([A-Za-z0-9._-]+) *$/i.exec(authorization ?? '')?.[1]
+/**
+ * The access token a userinfo request carries (RFC 6750 §2.1). A request with no credentials, or
+ * with another scheme than Bearer, is told only that a token is needed (§3.1: no error code, as
+ * no token was wrong); a malformed one is invalid_token.
+ */
+export function presentedBearer(authorization: string | null): string {
+  if (authorization === null || !/^Bearer(?: |$)/i.test(authorization)) throw bearerRequired()
+  const token = /^Bearer +([A-Za-z0-9._-]+) *$/i.exec(authorization)?.[1]
   if (!token) throw invalidToken()
+  return token
+}
+
+/** The userinfo endpoint (Core §5.3): `sub` and the claims of the token's scopes. */
+export async function userInfo(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, token: string): Promise<Record<string, unknown>> {
   const grant = await grantOfAccessToken(deps, tenant, issuer, token)
   return { sub: grant.user.id, ...userClaims(grant.user, grant.scope.split(' ')) }
 }
 
 /**
  * The revocation endpoint (RFC 7009): a refresh token or an access token of this client ends
- * its grant. Unknown tokens, and another client's, are answered the same (200) and left alone.
+ * its grant. A token that is no live grant's at this issuer (unknown, ended, another tenant's,
+ * authd's own session) is answered 200 and left alone (§2.2); a live grant of another client of
+ * the tenant is refused with unauthorized_client (§2.1: the client is told), and left alone too.
  */
 export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, client: OidcClient, token: string | undefined, actor: Actor): Promise<void> {
   if (!token) throw invalidRequest('token is required')
   if (token.length > 8192) return
-  let familyId: string | null = null
+  let family: RefreshFamily | null = null
   if (token.split('.').length === 3) {
-    familyId = await grantOfAccessToken(deps, tenant, issuer, token).then(
-      (grant) => (grant.family.clientId === client.id ? grant.family.id : null),
+    family = await grantOfAccessToken(deps, tenant, issuer, token).then(
+      (grant) => grant.family,
       () => null,
     )
   } else if (token.length <= 128) {
     const found = await deps.store.sessions.findToken(refreshTokenKey(token))
-    if (found && found.family.clientId === client.id && found.family.revokedAt === null) familyId = found.family.id
+    const live = found !== null && found.family.revokedAt === null && found.family.expiresAt > deps.clock.now()
+    if (live && found.family.clientId && found.family.tenantId === tenant.id) family = found.family
   }
-  if (familyId === null) return
-  const revoked = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: tenant.id, detail: { clientId: client.id, familyId } })
-  await deps.store.sessions.revokeFamily(familyId, deps.clock.now(), 'revoked-by-client', revoked)
+  if (family === null) return
+  if (family.clientId !== client.id) throw new OAuthError('unauthorized_client', 'the token was not issued to this client')
+  const revoked = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: tenant.id, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
+  await deps.store.sessions.revokeFamily(family.id, deps.clock.now(), 'revoked-by-client', revoked)
 }
 
 /** An id_token_hint at end_session: one this issuer signed (expired ones too, as RP-initiated logout allows). */

@@ -39,3 +39,12 @@ export const invalidClient = () => new OAuthError('invalid_client', 'client auth
 /** Every failure of a code or refresh token is the same answer (unknown, spent, expired, another client's). */
 export const invalidGrant = (description = 'grant request is invalid') => new OAuthError('invalid_grant', description)
 export const invalidToken = () => new OAuthError('invalid_token', 'invalid token', 401)
+
+/** A request to a protected resource with no token at all: RFC 6750 §3.1 has its challenge carry no error code. */
+export class BearerRequired extends OAuthError {
+  constructor() {
+    super('invalid_token', 'an access token is required: send it as Authorization: Bearer', 401)
+    this.name = 'BearerRequired'
+  }
+}
+export const bearerRequired = () => new BearerRequired()

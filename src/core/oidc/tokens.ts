@@ -113,23 +113,34 @@ async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
   return outcome === 'redeemed' ? { family, refreshToken: offline ? refreshToken : null } : outcome
 }
 
-/** grant_type=refresh_token: rotation with reuse detection exactly as §4; `scope` may narrow, never widen. */
+/**
+ * grant_type=refresh_token: rotation with reuse detection exactly as §4; `scope` may narrow, never
+ * widen. The scope is checked before the token is spent: a refused request that spent it would
+ * make the client's next refresh look like a stolen token's (and revoke the grant).
+ */
 export async function refreshGrant(deps: TokenDeps, issuer: string, client: OidcClient, input: { refreshToken: string | undefined; scope: string | undefined }, actor: Actor): Promise<TokenResponse> {
   if (!input.refreshToken) throw invalidRequest('refresh_token is required')
+  const granted = (family: RefreshFamily) => (family.scope ?? 'openid').split(' ')
+  const asked = input.scope?.split(' ').filter((s) => s !== '')
+  const withinGrant = (family: RefreshFamily) => {
+    if (asked && !asked.every((s) => granted(family).includes(s))) throw new OAuthError('invalid_scope', 'scope may not be wider than the grant')
+  }
   let rotated
   try {
     // (the refresh's audit event is committed with the rotation: one commit, not two)
     const refreshed = (family: RefreshFamily) => auditEvent(deps, 'oidc.grant_refreshed', actor, { tenantId: family.tenantId, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
-    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id, refreshed)
+    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id, refreshed, withinGrant)
   } catch (error) {
+    if (error instanceof OAuthError) throw error
     // Unknown, spent past the grace period (the grant is revoked then), another client's, a disabled user: all one answer.
     if (error instanceof AppError && error.status < 500) throw invalidGrant()
     throw error
   }
-  const granted = (rotated.family.scope ?? 'openid').split(' ')
-  const asked = input.scope === undefined ? granted : input.scope.split(' ').filter((s) => s !== '')
-  if (!asked.every((s) => granted.includes(s))) throw new OAuthError('invalid_scope', 'scope may not be wider than the grant')
-  return issueTokens(deps, issuer, client, rotated.user, rotated.family, asked.join(' '), rotated.successor, { nonce: null, sid: null })
+  const scope = (asked ?? granted(rotated.family)).join(' ')
+  // RFC 6749 §6: the successor keeps the grant's scope, however narrow this access token is, and
+  // goes back whenever the grant holds offline_access (the old token is spent either way).
+  const successor = granted(rotated.family).includes(OFFLINE_SCOPE) ? rotated.successor : null
+  return issueTokens(deps, issuer, client, rotated.user, rotated.family, scope, successor, { nonce: null, sid: null })
 }
 
 async function issueTokens(
@@ -161,14 +172,13 @@ async function issueTokens(
     .setIssuedAt(Math.floor(now / 1000))
     .setExpirationTime(Math.floor(now / 1000) + ttlSec)
     .sign(key.privateKey)
-  const scopes = scope.split(' ')
   return {
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: ttlSec,
     id_token: idToken,
     scope,
-    ...(refreshToken !== null && scopes.includes(OFFLINE_SCOPE) && { refresh_token: refreshToken }),
+    ...(refreshToken !== null && { refresh_token: refreshToken }),
   }
 }
 

@@ -6,7 +6,8 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { authenticateClient } from '../../core/oidc/clients'
 import { invalidRequest, OAuthError } from '../../core/oidc/errors'
-import { revokeToken, userInfo } from '../../core/oidc/access'
+import { presentedBearer, revokeToken, userInfo } from '../../core/oidc/access'
+import { notFound } from '../../core/errors'
 import { exchangeCode, refreshGrant } from '../../core/oidc/tokens'
 import { tenantOfIssuer } from '../../core/oidc/issuer'
 import type { Tenant } from '../../core/types'
@@ -18,14 +19,17 @@ import { discoveryDocument, issuerOf, presentedClient, refuseRepeated } from './
 
 interface EndpointRequest {
   request: Request
-  params: { tenant: string }
+  /** null where the segment is not UTF-8 once decoded */
+  params: { tenant: string | null }
   body?: unknown
   set: { headers: Record<string, string | number>; status?: number | string }
   actor: Actor
 }
 
 /** The tenant the issuer in the URL names, and that issuer. */
-async function issuerFor(deps: Deps, ref: string, bearer = false): Promise<{ tenant: Tenant; issuer: string }> {
+async function issuerFor(deps: Deps, ref: string | null, bearer = false): Promise<{ tenant: Tenant; issuer: string }> {
+  // Elysia hands a segment that is no UTF-8 (`%FF`) as null: no tenant is named so, as at the pages.
+  if (typeof ref !== 'string') throw notFound()
   return { tenant: await tenantOfIssuer(deps, ref, bearer), issuer: issuerOf(deps.config, ref) }
 }
 
@@ -33,6 +37,14 @@ async function issuerFor(deps: Deps, ref: string, bearer = false): Promise<{ ten
 const noStore = (set: EndpointRequest['set']) => {
   set.headers['cache-control'] = 'no-store'
   set.headers.pragma = 'no-cache'
+}
+
+/** GET and POST /userinfo (Core §5.3 allows both). */
+async function userInfoAnswer(deps: Deps, { request, params, set }: EndpointRequest) {
+  const token = presentedBearer(request.headers.get('authorization'))
+  const { tenant, issuer } = await issuerFor(deps, params.tenant, true)
+  noStore(set)
+  return userInfo(deps, tenant, issuer, token)
 }
 
 const optionalField = (body: unknown, name: string) => formValue(body, name) || undefined
@@ -63,16 +75,8 @@ export const oidcEndpoints = (deps: Deps) =>
       if (grantType === '') throw invalidRequest('grant_type is required')
       throw new OAuthError('unsupported_grant_type', 'only authorization_code and refresh_token are supported')
     })
-    .get('/userinfo', async ({ request, params, set }: EndpointRequest) => {
-      const { tenant, issuer } = await issuerFor(deps, params.tenant, true)
-      noStore(set)
-      return userInfo(deps, tenant, issuer, request.headers.get('authorization'))
-    })
-    .post('/userinfo', async ({ request, params, set }: EndpointRequest) => {
-      const { tenant, issuer } = await issuerFor(deps, params.tenant, true)
-      noStore(set)
-      return userInfo(deps, tenant, issuer, request.headers.get('authorization'))
-    })
+    .get('/userinfo', async (ctx: EndpointRequest) => userInfoAnswer(deps, ctx))
+    .post('/userinfo', async (ctx: EndpointRequest) => userInfoAnswer(deps, ctx))
     .post('/revoke', async ({ request, params, body, set, actor }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)

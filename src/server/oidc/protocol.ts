@@ -3,7 +3,7 @@
 // JSON form. The rules are in core/oidc; this file only reads and writes HTTP.
 import type { Config } from '../../config'
 import { AppError } from '../../core/errors'
-import { OAuthError, invalidClient, invalidRequest } from '../../core/oidc/errors'
+import { BearerRequired, OAuthError, invalidClient, invalidRequest } from '../../core/oidc/errors'
 import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
 import type { PresentedClient } from '../../core/oidc/clients'
 import { formValue } from '../pages/forms'
@@ -96,7 +96,9 @@ export function oauthErrorAnswer(request: Request, error: AppError): { body: str
           ? ['temporarily_unavailable', error.message]
           : [error.status === 404 ? 'invalid_request' : 'invalid_request', error.message]
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' }
-  if (code === 'invalid_token') headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${description}"`
+  // (RFC 6750 §3.1: a request that sent no token is challenged without an error code)
+  if (error instanceof BearerRequired) headers['www-authenticate'] = 'Bearer realm="authd"'
+  else if (code === 'invalid_token') headers['www-authenticate'] = `Bearer realm="authd", error="invalid_token", error_description="${description}"`
   if (code === 'invalid_client' && request.headers.has('authorization')) headers['www-authenticate'] = 'Basic realm="authd"'
   return { body: JSON.stringify({ error: code, error_description: description }), headers }
 }

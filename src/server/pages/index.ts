@@ -38,6 +38,8 @@ export const pageRoutes = (deps: Deps) =>
     })
     // /t/{tenant} and /t/{tenant}/ lead to the login page.
     .get(PAGE_PREFIX, ({ params, set }) => {
+      // (Elysia hands a segment that is no UTF-8 as null, which no tenant is named)
+      if (typeof params.tenant !== 'string') throw notFound()
       set.status = 303
       set.headers.location = `/t/${encodeURIComponent(params.tenant)}/login`
       return ''
