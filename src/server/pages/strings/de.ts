@@ -162,6 +162,7 @@ export const de: Catalogue = {
   'password.tooShort': 'Das Passwort muss mindestens {min} Zeichen lang sein.',
   'password.tooLong': 'Das Passwort darf höchstens {max} Zeichen lang sein.',
   'password.email': 'Das Passwort darf Ihre E-Mail-Adresse nicht enthalten.',
+  'password.emailLocalPart': 'Das Passwort darf den Teil Ihrer E-Mail-Adresse vor dem @ nicht enthalten.',
   'password.name': 'Das Passwort darf Ihren Namen nicht enthalten.',
   'password.pattern': 'Das Passwort darf kein kurzes, wiederholtes Muster sein.',
   'password.common': 'Dieses Passwort ist zu verbreitet: Es steht in Listen gestohlener Passwörter.',

@@ -162,6 +162,7 @@ export const en = {
   'password.tooShort': 'The password must be at least {min} characters long.',
   'password.tooLong': 'The password must be at most {max} characters long.',
   'password.email': 'The password must not contain your e-mail address.',
+  'password.emailLocalPart': 'The password must not contain the part of your e-mail address before the @.',
   'password.name': 'The password must not contain your name.',
   'password.pattern': 'The password must not be a short pattern repeated.',
   'password.common': 'This password is too common: it appears in lists of breached passwords.',
