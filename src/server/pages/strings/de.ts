@@ -31,6 +31,7 @@ export const de: Catalogue = {
   'account.sessions': 'Wo Sie angemeldet sind',
   'account.session.current': 'Dieser Browser',
   'account.session.unknownAgent': 'Unbekannter Browser',
+  'account.session.agent': '{browser} auf {system}',
   'account.session.detail': 'Angemeldet {createdAt}, von {ip}',
   'account.session.end': 'Beenden',
   'account.session.endLabel': 'Die Sitzung von {agent} beenden, angemeldet {createdAt}',

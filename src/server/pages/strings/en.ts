@@ -31,6 +31,7 @@ export const en = {
   'account.sessions': 'Where you are signed in',
   'account.session.current': 'This browser',
   'account.session.unknownAgent': 'Unknown browser',
+  'account.session.agent': '{browser} on {system}',
   'account.session.detail': 'Signed in {createdAt}, from {ip}',
   'account.session.end': 'End',
   'account.session.endLabel': 'End the session of {agent}, signed in {createdAt}',
