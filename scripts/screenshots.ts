@@ -1,13 +1,18 @@
 // Screenshots of authd's pages for the README (docs/screenshots/*.png), made again with
 // `npm run screenshots`: a throwaway data directory with a demo tenant (branded) and user,
 // the real server, and Chromium (playwright-core; AUTHD_TEST_CHROMIUM or /usr/bin/chromium)
-// walking through the pages as a user would.
+// walking through the pages as a user would. `npm run screenshots -- --review DIR` writes
+// every page instead (login, account, sessions, passkeys, applications, TOTP set-up), at a
+// desktop and a phone width, in English and German, into DIR: to look at before and after a
+// change to the pages.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type Page } from 'playwright-core'
+import { join, resolve } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { loadConfig } from '../src/config'
 import { createClient } from '../src/core/oidc/clients'
+import { setTenantRelyingParty } from '../src/core/passkeys/relying-party'
+import { login } from '../src/core/sessions'
 import { createTenant } from '../src/core/tenants'
 import { updateTenantPages } from '../src/core/tenant-pages'
 import { createUser } from '../src/core/users'
@@ -15,8 +20,14 @@ import { silentLogger } from '../src/log'
 import { openRuntime } from '../src/runtime'
 import { startServer } from '../src/server/serve'
 
-const OUT = join(import.meta.dir, '../docs/screenshots')
+const reviewAt = process.argv.indexOf('--review')
+const OUT = reviewAt > 0 ? resolve(process.argv[reviewAt + 1] ?? 'screenshots-review') : join(import.meta.dir, '../docs/screenshots')
 const PASSWORD = 'correct horse battery staple'
+// Sessions elsewhere, as the account page lists them (the browsers' own User-Agent strings).
+const ELSEWHERE = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+]
 const dir = mkdtempSync(join(tmpdir(), 'authd-screenshots-'))
 const runtime = await openRuntime({ ...loadConfig({ AUTHD_PORT: '0' }, { dataDir: dir }), argon2MemoryKib: 64, argon2TimeCost: 1 })
 const server = await startServer(runtime, silentLogger)
@@ -24,25 +35,71 @@ const browser = await chromium.launch({ executablePath: process.env.AUTHD_TEST_C
 try {
   const tenant = await createTenant(runtime, { name: 'Acme' })
   await updateTenantPages(runtime, tenant.id, { slug: 'acme', displayName: 'Acme Corporation', accentColor: '#0b6e4f' })
+  // Passkeys need a host name as their relying party (a browser refuses an IP address): the
+  // pages are opened at localhost.
+  const origin = server.url.replace('127.0.0.1', 'localhost')
+  await setTenantRelyingParty(runtime, tenant.id, { rpId: 'localhost', origins: [origin] })
   await createUser(runtime, { tenantId: tenant.id, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', password: PASSWORD })
+  for (const userAgent of ELSEWHERE) {
+    await login(runtime, { tenant, email: 'ada@example.com', password: PASSWORD, rememberMe: false }, { ip: '203.0.113.7', userAgent })
+  }
+  // OpenID clients that are not the operator's own ask for the user's consent (docs/oidc.md).
+  const wiki = (await createClient(runtime, tenant.id, { name: 'Team Wiki', redirectUris: ['https://wiki.example.com/oauth/callback'] })).client
+  const chat = (await createClient(runtime, tenant.id, { name: 'Chat', redirectUris: ['https://chat.example.com/callback'] })).client
+  const authorize = (clientId: string, redirectUri: string, scope: string) =>
+    `${origin}/t/acme/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'demo' })}`
   mkdirSync(OUT, { recursive: true })
-  const page = await (await browser.newContext({ viewport: { width: 900, height: 760 }, locale: 'en' })).newPage()
-  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true })
-  const base = `${server.url}/t/acme`
+  const base = `${origin}/t/acme`
 
-  await page.goto(`${base}/login`)
-  await shot('login')
-  await signIn(page, 'not the password')
-  await shot('login-error')
-  await signIn(page, PASSWORD)
-  await shot('account')
-  await page.goto(`${base}/forgot`)
-  await shot('forgot')
-  // An OpenID client that is not the operator's own asks for the user's consent (docs/oidc.md).
-  const { client } = await createClient(runtime, tenant.id, { name: 'Team Wiki', redirectUris: ['https://wiki.example.com/oauth/callback'] })
-  const authorize = new URLSearchParams({ response_type: 'code', client_id: client.id, redirect_uri: 'https://wiki.example.com/oauth/callback', scope: 'openid profile email offline_access', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'demo' })
-  await page.goto(`${base}/authorize?${authorize}`)
-  await shot('consent')
+  if (reviewAt < 0) {
+    const page = await (await browser.newContext({ viewport: { width: 900, height: 760 }, locale: 'en' })).newPage()
+    const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true })
+    await page.goto(`${base}/login`)
+    await shot('login')
+    await signIn(page, 'not the password')
+    await shot('login-error')
+    await signIn(page, PASSWORD)
+    await shot('account')
+    await page.goto(authorize(wiki.id, 'https://wiki.example.com/oauth/callback', 'openid profile email offline_access'))
+    await shot('consent')
+    await allow(page)
+    await page.goto(authorize(chat.id, 'https://chat.example.com/callback', 'openid profile'))
+    await allow(page)
+    await page.goto(`${base}/account/apps`)
+    await shot('apps')
+    await page.context().clearCookies()
+    await page.goto(`${base}/forgot`)
+    await shot('forgot')
+  } else {
+    for (const locale of ['en', 'de']) {
+      for (const [size, viewport] of [['desktop', { width: 900, height: 760 }], ['phone', { width: 390, height: 800 }]] as const) {
+        const context = await browser.newContext({ viewport, locale, isMobile: size === 'phone' })
+        const page = await withAuthenticator(context)
+        const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}-${locale}-${size}.png`), fullPage: true })
+        await page.goto(`${base}/login`)
+        await shot('login')
+        await page.locator('#f-email').fill('ada@example.com')
+        await page.locator('#f-password').fill(PASSWORD)
+        await Promise.all([page.waitForURL('**/account'), page.locator('form[action$="/login"] button[type=submit]').click()])
+        // (a click by script: where the layout overlaps the button, a user's tap would miss it too)
+        await Promise.all([page.waitForURL('**/account?done=passkey-added'), page.locator('form[data-passkey-register] button').evaluate((button: any) => button.click())])
+        await shot('account')
+        if (locale === 'en' && size === 'desktop') {
+          // (once: the consents given, authorize sends the browser straight on to the application)
+          for (const [client, redirectUri, scope] of [[wiki, 'https://wiki.example.com/oauth/callback', 'openid profile email offline_access'], [chat, 'https://chat.example.com/callback', 'openid profile']] as const) {
+            await page.goto(authorize(client.id, redirectUri, scope))
+            await allow(page)
+          }
+        }
+        await page.goto(`${base}/account/apps`)
+        await shot('apps')
+        await page.goto(`${base}/account`)
+        await Promise.all([page.waitForEvent('load'), page.locator('form[action$="/account/totp"] button').evaluate((button: any) => button.click())])
+        await shot('totp')
+        await context.close()
+      }
+    }
+  }
   console.log(`screenshots written to ${OUT}`)
 } finally {
   await browser.close()
@@ -55,4 +112,24 @@ async function signIn(page: Page, password: string) {
   await page.getByLabel('E-mail address').fill('ada@example.com')
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+}
+
+/** Allows the application on the consent page: the form is sent beside the page, whose
+ *  redirect to the example application could not load. */
+async function allow(page: Page) {
+  const form = page.locator('form:has(button[value=allow])')
+  const action = new URL((await form.getAttribute('action'))!, page.url()).href
+  const fields = Object.fromEntries(await form.locator('input[type=hidden]').evaluateAll((inputs: any[]) => inputs.map((input) => [input.name, input.value])))
+  await page.context().request.post(action, { form: { ...fields, decision: 'allow' }, headers: { origin: new URL(action).origin }, maxRedirects: 0 })
+}
+
+/** A page with the DevTools virtual authenticator, so that the pages offer passkeys. */
+async function withAuthenticator(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  })
+  return page
 }

@@ -42,7 +42,7 @@ describe('authd doctor', () => {
     const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
     // The default: the host of AUTHD_PUBLIC_URL, here the address authd listens on.
     const onIp = (await authd(['--json', 'doctor'])).json.find((f: { check: string }) => f.check === 'passkeys')
-    expect(onIp).toMatchObject({ status: 'warn', detail: 'tenant Acme: the RP ID 127.0.0.1 is an IP address, which browsers refuse: its users cannot use passkeys' })
+    expect(onIp).toMatchObject({ status: 'warn', detail: 'tenant Acme: the RP ID 127.0.0.1 is an IP address, which browsers refuse: its users cannot use passkeys (its pages offer none)' })
     const named = cliRunner(SOURCE_CLI, dir, { AUTHD_PUBLIC_URL: 'https://auth.example.com' })
     expect(statusOf((await named(['--json', 'doctor'])).json).passkeys).toBe('ok')
     expect((await named(['tenants', 'update', tenantId, '--passkey-rp-id', 'example.com', '--passkey-origins', 'https://app.example.com'])).code).toBe(0)

@@ -9,7 +9,7 @@ import { openEngine, redactUrl } from '../db/engine'
 import { migrationStatus } from '../db/migrate'
 import { openPostgres } from '../db/pg/client'
 import { pgMigrationStatus } from '../db/pg/migrate'
-import { relyingPartyOf, rpIdFitsOrigin } from '../core/passkeys/relying-party'
+import { isIpAddress, relyingPartyOf, rpIdFitsOrigin } from '../core/passkeys/relying-party'
 import type { Tenant } from '../core/types'
 import { readTlsPair } from '../server/listen'
 import { sizeChecks } from './doctor-size'
@@ -182,8 +182,8 @@ export function passkeyChecks(config: Config, tenants: Tenant[]): Finding[] {
   for (const tenant of tenants.filter((t) => t.disabledAt === null)) {
     const rp = relyingPartyOf(config, tenant)
     const fix = `authd tenants update ${tenant.id} --passkey-rp-id <host> --passkey-origins <https://origin,…> (or set AUTHD_PUBLIC_URL to the host name authd is reached at)`
-    if (/^[\d.]+$/.test(rp.rpId) || rp.rpId.includes(':')) {
-      findings.push({ check: 'passkeys', status: 'warn', detail: `tenant ${tenant.name}: the RP ID ${rp.rpId} is an IP address, which browsers refuse: its users cannot use passkeys`, fix })
+    if (isIpAddress(rp.rpId)) {
+      findings.push({ check: 'passkeys', status: 'warn', detail: `tenant ${tenant.name}: the RP ID ${rp.rpId} is an IP address, which browsers refuse: its users cannot use passkeys (its pages offer none)`, fix })
       continue
     }
     const misfits = rp.origins.filter((origin) => !rpIdFitsOrigin(rp.rpId, origin))

@@ -54,7 +54,7 @@ export class AppError extends Error {
 /** A malformed or invalid request: the message names the field and what is wrong with it. */
 export const badRequest = (message: string) => new AppError(400, 'invalid_request', message)
 /** A password the policy refuses: the message names the rule. */
-export type PasswordRule = 'too_short' | 'too_long' | 'email' | 'name' | 'pattern' | 'common' | 'unicode'
+export type PasswordRule = 'too_short' | 'too_long' | 'email' | 'email_local_part' | 'name' | 'pattern' | 'common' | 'unicode'
 export const weakPassword = (rule: PasswordRule, message: string, limit?: number) => new AppError(400, 'weak_password', message, undefined, { passwordRule: rule, ...(limit !== undefined && { passwordRuleLimit: limit }) })
 /** Any OTP failure (wrong, expired, spent, unknown address): never says which. */
 export const invalidOtp = () => new AppError(400, 'invalid_otp', 'Invalid or expired OTP')

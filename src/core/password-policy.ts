@@ -38,12 +38,17 @@ export async function checkPasswordPolicy(password: string, minLength: number, c
   if (length > PASSWORD_MAX_LENGTH) throw weakPassword('too_long', `Password must be at most ${PASSWORD_MAX_LENGTH} characters long`, PASSWORD_MAX_LENGTH)
 
   const lower = normalised.toLowerCase()
-  const localPart = context.email.split('@')[0] ?? ''
-  if (localPart.length >= 3 && lower.includes(localPart.toLowerCase())) {
-    throw weakPassword('email', 'Password must not contain your e-mail address')
-  }
+  // Each refusal names what the password contains: the whole address, a name, or the part of
+  // the address before the @ ("grace" of grace@example.com is refused as the name of Grace
+  // Hopper, which is what the user typed it as).
+  const email = context.email.toLowerCase()
+  if (email.length > 0 && lower.includes(email)) throw weakPassword('email', 'Password must not contain your e-mail address')
   for (const name of [context.firstName, context.lastName]) {
     if (name.length >= 3 && lower.includes(name.toLowerCase())) throw weakPassword('name', 'Password must not contain your name')
+  }
+  const localPart = email.split('@')[0] ?? ''
+  if (localPart.length >= 3 && lower.includes(localPart)) {
+    throw weakPassword('email_local_part', 'Password must not contain the part of your e-mail address before the @')
   }
   if (/^(.{1,4}?)\1+$/su.test(lower)) throw weakPassword('pattern', 'Password must not be a short pattern repeated')
 

@@ -13,6 +13,7 @@ import { createApp, createMetrics } from './app'
 import { envelope } from './errors'
 import { listenOrRefuse, readTlsPair } from './listen'
 import { startMetricsListener, type MetricsListener } from './metrics-listener'
+import { warnOfPasskeysOff } from './passkeys-off'
 import { recordPeer } from './plugins/client-ip'
 
 // Bun's own body cap is set out of reach, so that authd answers every body too large itself
@@ -71,6 +72,7 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   const webhookWorker = new WebhookWorker(runtime, logger, { observe: (outcome) => metrics.webhookDeliveries.inc({ outcome }) })
   webhookWorker.start()
   const housekeeping = startHousekeeping(runtime, logger)
+  await warnOfPasskeysOff(runtime.store, bound, logger).catch((error) => logger.log('warn', 'checking the passkey relying parties failed', { error: String(error) }))
   logger.log('info', 'listening', {
     url,
     database: runtime.config.postgresUrl ? redactUrl(runtime.config.postgresUrl) : runtime.config.databasePath,

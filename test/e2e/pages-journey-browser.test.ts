@@ -160,17 +160,17 @@ describe('the journey of issue 34 in Chromium', () => {
 
         // Another session (an app's, through the API), ended on the account page: gone, its refresh refused.
         const api = apiCaller(server.url, ctx.apiKey)
-        const agent = { 'user-agent': 'Grace phone app' }
+        const agent = { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1' }
         const challenged = await api('POST', '/login', { email, password: CHOSEN_PASSWORD }, agent)
         ctx.clock.advance(30)
         const other = await api('POST', '/mfa/verify', { challengeToken: challenged.json.data.response.challengeToken, code: currentCode(secret) }, agent)
         expect(other.status).toBe(201)
         await loaded(page, () => page.reload())
-        const endOther = page.getByRole('button', { name: /^End the session of Grace phone app/ })
+        const endOther = page.getByRole('button', { name: /^End the session of Safari on iPhone/ })
         expect(await endOther.count()).toBe(1)
         await loaded(page, () => endOther.click())
         expect(await notice(page)).toBe('The session was ended.')
-        expect(await page.getByText('Grace phone app').count()).toBe(0)
+        expect(await page.getByText('Safari on iPhone').count()).toBe(0)
         await expectAccessible(page, 'account after ending a session')
         expect((await api('GET', '/refresh-token', undefined, { cookie: `refreshToken=${other.refreshCookie}` })).status).toBe(401)
 

@@ -118,7 +118,7 @@ describe('POST /signup then POST /verify-email', () => {
     const short = await signup('grace@example.com', { password: 'short' })
     expect(short.json).toEqual({ statusCode: 400, message: 'Password must be at least 15 characters long', data: null })
     const named = await signup('grace@example.com', { password: 'grace-hopper-is-my-name' })
-    expect(named.json.message).toBe('Password must not contain your e-mail address')
+    expect(named.json.message).toBe('Password must not contain your name')
     expect(await queued('grace@example.com')).toEqual([])
   })
 

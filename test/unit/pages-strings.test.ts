@@ -45,19 +45,20 @@ describe('the pages\' catalogues', () => {
 describe('password rules on the pages', () => {
   const context = { email: 'adalovelace@example.com', firstName: 'Augusta', lastName: 'King' }
   it.each([
-    ['too short', 'short', 'Das Passwort muss mindestens 12 Zeichen lang sein.'],
-    ['too long', 'x'.repeat(200) + 'yz', 'Das Passwort darf höchstens 128 Zeichen lang sein.'],
-    ['the address', 'my adalovelace secret', 'Das Passwort darf Ihre E-Mail-Adresse nicht enthalten.'],
-    ['a name', 'the augusta passphrase', 'Das Passwort darf Ihren Namen nicht enthalten.'],
-    ['a pattern', 'abcabcabcabcabc', 'Das Passwort darf kein kurzes, wiederholtes Muster sein.'],
-    ['common', 'password123456', 'Dieses Passwort ist zu verbreitet: Es steht in Listen gestohlener Passwörter.'],
-    ['not Unicode', 'a lone \ud800 surrogate here', 'Das Passwort enthält ein Zeichen, das nicht verwendet werden kann.'],
-  ])('are said in German by the rule the policy names, not by its English words: %s', async (_, password, german) => {
+    ['too short', 'short', 'The password must be at least 12 characters long.', 'Das Passwort muss mindestens 12 Zeichen lang sein.'],
+    ['too long', 'x'.repeat(200) + 'yz', 'The password must be at most 128 characters long.', 'Das Passwort darf höchstens 128 Zeichen lang sein.'],
+    ['the address', 'mail adalovelace@example.com', 'The password must not contain your e-mail address.', 'Das Passwort darf Ihre E-Mail-Adresse nicht enthalten.'],
+    ["the address's local part", 'my adalovelace secret', 'The password must not contain the part of your e-mail address before the @.', 'Das Passwort darf den Teil Ihrer E-Mail-Adresse vor dem @ nicht enthalten.'],
+    ['a name', 'the augusta passphrase', 'The password must not contain your name.', 'Das Passwort darf Ihren Namen nicht enthalten.'],
+    ['a pattern', 'abcabcabcabcabc', 'The password must not be a short pattern repeated.', 'Das Passwort darf kein kurzes, wiederholtes Muster sein.'],
+    ['common', 'password123456', 'This password is too common: it appears in lists of breached passwords.', 'Dieses Passwort ist zu verbreitet: Es steht in Listen gestohlener Passwörter.'],
+    ['not Unicode', 'a lone \ud800 surrogate here', 'The password contains a character that cannot be used.', 'Das Passwort enthält ein Zeichen, das nicht verwendet werden kann.'],
+  ])('are said in English and German by the rule the policy names, not by its English words: %s', async (_, password, english, german) => {
     const refusal = await checkPasswordPolicy(password, 12, context).then(
       () => null,
       (error: unknown) => error as AppError,
     )
     expect(refusal?.code).toBe('weak_password')
-    expect(passwordRule(translator('de'), refusal!)).toBe(german)
+    expect([passwordRule(translator('en'), refusal!), passwordRule(translator('de'), refusal!)]).toEqual([english, german])
   })
 })

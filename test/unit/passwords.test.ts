@@ -199,8 +199,9 @@ describe('checkPasswordPolicy', () => {
   it.each([
     ['a 14-character password', 'abcdefghijklmn', 'Password must be at least 15 characters long'],
     ['a 129-character password', 'a'.repeat(129), 'Password must be at most 128 characters long'],
-    ['one containing the e-mail local part', 'my name is ada.lovelace ok', 'Password must not contain your e-mail address'],
+    ['one containing the e-mail address', 'write to ada.lovelace@example.com', 'Password must not contain your e-mail address'],
     ['one containing the last name', 'i am countess LOVELACE of tea', 'Password must not contain your name'],
+    ['one containing the first name (here also in the e-mail local part)', 'ada and the engine', 'Password must not contain your name'],
     ['a short pattern repeated', 'abcabcabcabcabcabc', 'Password must not be a short pattern repeated'],
     ['one character repeated', 'zzzzzzzzzzzzzzzz', 'Password must not be a short pattern repeated'],
     ['a breached password', 'qwertyuiop12345', 'Password is too common: it appears in lists of breached passwords'],
@@ -208,6 +209,20 @@ describe('checkPasswordPolicy', () => {
     ['a breached password padded with digits and symbols', 'passwordpassword2024!', 'Password is too common: it appears in lists of breached passwords'],
   ])('refuses %s with a 400 naming the rule', async (_, password, message) => {
     await expect(checkPasswordPolicy(password, 15, who)).rejects.toMatchObject({ status: 400, code: 'weak_password', message })
+  })
+
+  it("refuses the e-mail address's local part as such, not as the address or the name", async () => {
+    const grace = { email: 'amazing.grace@example.com', firstName: 'Grace', lastName: 'Hopper' }
+    await expect(checkPasswordPolicy('hello amazing.grace of cobol', 15, grace)).rejects.toMatchObject({
+      message: 'Password must not contain your name',
+      details: { passwordRule: 'name' },
+    })
+    const navy = { email: 'rear.admiral@example.com', firstName: 'Grace', lastName: 'Hopper' }
+    await expect(checkPasswordPolicy('the rear.admiral of cobol', 15, navy)).rejects.toMatchObject({
+      message: 'Password must not contain the part of your e-mail address before the @',
+      details: { passwordRule: 'email_local_part' },
+    })
+    await expect(checkPasswordPolicy('mail rear.admiral@example.com', 15, navy)).rejects.toMatchObject({ details: { passwordRule: 'email' } })
   })
 
   it('checks the blocklist at a lower configured minimum too', async () => {

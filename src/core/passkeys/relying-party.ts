@@ -27,6 +27,14 @@ export function relyingPartyOf(config: Pick<Config, 'publicUrl'>, tenant: Tenant
   }
 }
 
+/** Whether a host is an IP address (v4, or v6 in its brackets): browsers refuse one as an RP
+ *  ID, so no passkey ceremony can succeed there. */
+export const isIpAddress = (host: string) => /^[\d.]+$/.test(host) || host.includes(':')
+
+/** Whether the tenant's pages offer passkeys: not where its RP ID is an IP address (they could
+ *  only fail; the server's start and `authd doctor` tell the operator why). */
+export const passkeysPossible = (config: Pick<Config, 'publicUrl'>, tenant: Tenant) => !isIpAddress(relyingPartyOf(config, tenant).rpId)
+
 // A host name as WebAuthn accepts one for an RP ID: labels of letters, digits and dashes.
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/
 

@@ -12,6 +12,10 @@ import { PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
 import type { Caller } from '../../core/signed-in-user'
 import { formatMoment, type MessageKey } from '../pages/strings'
 
+/** What a consent allows, as a sentence's list: "know who you are, see your name, and …" */
+const scopeList = (page: Page, scopes: string[]) =>
+  new Intl.ListFormat(page.t.language, { type: 'conjunction' }).format(scopes.map((scope) => page.t(`oidc.scope.${scope}` as MessageKey)))
+
 async function appsPage(deps: Deps, page: Page, caller: Caller, notice?: string) {
   const { t } = page
   const lang = t('layout.language')
@@ -19,7 +23,7 @@ async function appsPage(deps: Deps, page: Page, caller: Caller, notice?: string)
   const main = html`${notice && html`<p class="notice" role="status">${notice}</p>`}
 <p>${t('oidc.apps.intro')}</p>
 ${consents.length === 0 ? html`<p>${t('oidc.apps.none')}</p>` : html`<ul class="sessions">${consents.map(
-    (c) => html`<li><strong>${c.clientName}</strong>: ${c.scopes.map((s) => t(`oidc.scope.${s}` as MessageKey)).join(', ')} <span>(${formatMoment(lang, c.givenAt)})</span>
+    (c) => html`<li><span><strong>${c.clientName}</strong><span class="meta">${t('oidc.apps.detail', { scopes: scopeList(page, c.scopes), givenAt: formatMoment(lang, c.givenAt) })}</span></span>
 ${form({ action: `${page.base}/account/apps/withdraw`, token: page.token, submit: t('oidc.apps.withdraw'), submitLabel: `${t('oidc.apps.withdraw')}: ${c.clientName}`, secondary: true, hidden: { clientId: c.clientId } })}</li>`,
   )}</ul>`}
 <p class="links"><a href="${page.base}/account">${t('account.title')}</a></p>`

@@ -12,6 +12,7 @@ import { openPage, type Page, type PageRequest } from './page'
 import { passkeysSection } from './passkeys-view'
 import { stepUpSection } from './step-up-view'
 import { formatMoment } from './strings'
+import { describeUserAgent } from './user-agent'
 
 export interface AccountState {
   notice?: string
@@ -24,7 +25,7 @@ export interface AccountState {
 
 function sessionItem(page: Page, lang: string, session: SessionView) {
   const { t } = page
-  const agent = session.current ? t('account.session.current') : (session.userAgent?.slice(0, 80) ?? t('account.session.unknownAgent'))
+  const agent = session.current ? t('account.session.current') : describeUserAgent(t, session.userAgent)
   const createdAt = formatMoment(lang, session.createdAt)
   const end = form({
     action: `${page.base}/account/sessions/end`,

@@ -14,7 +14,7 @@ import { startPageSession } from './page-session'
 import { checkbox, field, form, formValue, notice, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
-import { credentialOf, passkeysScript } from './passkeys-view'
+import { credentialOf, offersPasskeys, passkeysScript } from './passkeys-view'
 import { missing, problemOf } from './problems'
 import { returnTarget } from './return-to'
 import { signupOpen } from './signup'
@@ -33,11 +33,11 @@ ${form(
   field({ name: 'password', label: t('field.password'), type: 'password', autocomplete: 'current-password' }, state),
   checkbox('rememberMe', t('field.rememberMe'), state.values?.rememberMe === 'on'),
 )}
-<form method="post" action="${page.base}/login/passkey" data-passkey-signin data-options-url="${page.base}/login/passkey/options">
+${offersPasskeys(page) && html`<form method="post" action="${page.base}/login/passkey" data-passkey-signin data-options-url="${page.base}/login/passkey/options">
 <input type="hidden" name="_form" value="${page.token}">${returnTo && html`<input type="hidden" name="return_to" value="${returnTo}">`}
 <button type="submit" class="secondary" hidden>${t('passkey.signIn')}</button>
 </form>
-${passkeysScript(page)}
+${passkeysScript(page)}`}
 <p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a>${signupOpen(page.tenant) && html` · <a href="${page.base}/signup">${t('signup.link')}</a>`}</p>`
   return page.render(t('login.heading', { tenant: tenantTitle(page.tenant) }), main, { status, retryAfter })
 }
@@ -51,7 +51,7 @@ ${form(
   { action: `${page.base}/login/second-factor`, token: page.token, submit: t('mfa.submit'), hidden },
   field({ name: 'code', label: t('field.code'), autocomplete: 'one-time-code', inputmode: 'numeric' }, state),
 )}
-${passkeyOptions && html`<form method="post" action="${page.base}/login/second-factor" data-passkey-second-factor data-options="${JSON.stringify(passkeyOptions)}">
+${passkeyOptions && offersPasskeys(page) && html`<form method="post" action="${page.base}/login/second-factor" data-passkey-second-factor data-options="${JSON.stringify(passkeyOptions)}">
 <input type="hidden" name="_form" value="${page.token}">${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <button type="submit" class="secondary" hidden>${t('passkey.secondFactor')}</button>
 </form>

@@ -13,6 +13,7 @@ const PASSWORD_RULES: Record<PasswordRule, MessageKey> = {
   too_short: 'password.tooShort',
   too_long: 'password.tooLong',
   email: 'password.email',
+  email_local_part: 'password.emailLocalPart',
   name: 'password.name',
   pattern: 'password.pattern',
   common: 'password.common',

@@ -9,7 +9,7 @@ import type { Caller } from '../../core/signed-in-user'
 import { field, form, type FormState } from './forms'
 import { html } from './html'
 import type { Page } from './page'
-import { passkeysScript } from './passkeys-view'
+import { offersPasskeys, passkeysScript } from './passkeys-view'
 
 export async function stepUpSection(deps: Deps, page: Page, caller: Caller, state: FormState) {
   const { t } = page
@@ -23,6 +23,7 @@ export async function stepUpSection(deps: Deps, page: Page, caller: Caller, stat
   // (the options are those of a passkey sign-in: any of the user's own passkeys proves them)
   const byPasskey =
     passkeys.length > 0 &&
+    offersPasskeys(page) &&
     html`<form method="post" action="${page.base}/account/reauthenticate/passkey" data-passkey-reauthenticate data-options-url="${page.base}/login/passkey/options">
 <input type="hidden" name="_form" value="${page.token}">
 <button type="submit" class="secondary" hidden>${t('account.stepUp.passkey')}</button>

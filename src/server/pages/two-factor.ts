@@ -1,5 +1,6 @@
 // Two-step verification on the account page: turning TOTP on (the key as a QR code drawn by
-// authd, and as text; the first code confirms it and shows the recovery codes, once) and off
+// authd, and as text; the first code confirms it and shows the recovery codes, once; until
+// then, a link back to the account page leaves it off) and off
 // (with a code). The domain functions of POST /mfa/totp, /mfa/totp/confirm and DELETE
 // /mfa/totp: the same step-up, back-off, audit events and mails.
 import { Elysia } from 'elysia'
@@ -30,7 +31,8 @@ ${form(
   { action: `${page.base}/account/totp/confirm`, token: page.token, submit: t('totp.setup.submit') },
   field({ name: 'code', label: t('field.code'), autocomplete: 'one-time-code', inputmode: 'numeric' }, state),
 )}
-${!enrolment && form({ action: `${page.base}/account/totp`, token: page.token, submit: t('totp.setup.again'), secondary: true })}`
+${!enrolment && form({ action: `${page.base}/account/totp`, token: page.token, submit: t('totp.setup.again'), secondary: true })}
+<p class="links"><a href="${page.base}/account">${t('totp.setup.cancel')}</a></p>`
   return page.render(t('totp.setup.title'), main, { status, retryAfter })
 }
 
