@@ -4,7 +4,7 @@
 // (OpenID Connect Core §3.1.2.1: prompt=login and max_age oblige the provider to re-authenticate).
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
-import { SIGN_IN_MARK_TTL_MS, SIGNED_IN_AFTER } from '../../src/core/oidc/authorization'
+import { SIGN_IN_MARK_GRACE_MS, SIGN_IN_MARK_TTL_MS, SIGNED_IN_AFTER } from '../../src/core/oidc/authorization'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
 
 let world: OidcWorld
@@ -79,8 +79,23 @@ describe('authorize: the sign-in mark cannot be forged, moved or kept', () => {
     const { browser: elsewhere } = await signedInBrowser()
     world.ctx.clock.advance(5)
     expect(await outcome(elsewhere, resume.href)).toBe('login')
-    // Nor once it has aged (the sign-in it waited for took too long).
+    // Nor in the same browser once the sign-in it vouched for is no longer just now (a replay
+    // under max_age would otherwise get codes for the mark's whole life).
+    world.ctx.clock.advance(SIGN_IN_MARK_GRACE_MS / 1000 + 1)
+    expect(await outcome(browser, resume.href)).toBe('login')
+  })
+
+  it('a mark made long ago vouches for nothing, even for a sign-in just now', async () => {
+    const { config, browser } = await signedInBrowser()
+    world.ctx.clock.advance(5)
+    const request = await authorizationRequest(config, { prompt: 'login' })
+    const { login: loginUrl, resume } = await markedResume(browser, request.url.href)
     world.ctx.clock.advance(SIGN_IN_MARK_TTL_MS / 1000 + 1)
+    const login = await browser.follow(loginUrl.pathname + loginUrl.search)
+    // (the sign-in resumes the request, whose stale mark sends it to the login form again)
+    const after = await browser.signIn(login, email)
+    expect(new URL(after.location ?? 'http://x/', world.server.url).href.startsWith(CALLBACK)).toBe(false)
+    expect(after.html).toContain('name="password"')
     expect(await outcome(browser, resume.href)).toBe('login')
   })
 })

@@ -22,6 +22,10 @@ export const CODE_TTL_MS = 60_000
 export const SIGNED_IN_AFTER = 'authd_signed_in_after'
 /** A mark older than this vouches for nothing (the sign-in it waited for took too long). */
 export const SIGN_IN_MARK_TTL_MS = 30 * 60_000
+/** A mark vouches for a sign-in only this soon after it: long enough to come back from the
+ *  login form or read a consent page, too short to keep replaying the marked request under a
+ *  max_age it no longer meets. */
+export const SIGN_IN_MARK_GRACE_MS = 2 * 60_000
 
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 const MAX_PARAM_LENGTH = 2000
@@ -163,7 +167,7 @@ export async function authorize(
   consented = false,
 ): Promise<AuthorizationStep> {
   const now = deps.clock.now()
-  const signedInRecently = caller !== null && request.signedInAfter !== null && caller.authAt >= request.signedInAfter
+  const signedInRecently = caller !== null && request.signedInAfter !== null && caller.authAt >= request.signedInAfter && now - caller.authAt <= SIGN_IN_MARK_GRACE_MS
   const tooOld = caller !== null && request.maxAgeSec !== null && now - caller.authAt > request.maxAgeSec * 1000
   if (!caller || (!signedInRecently && (request.prompt.has('login') || tooOld))) {
     if (request.prompt.has('none')) throw new OAuthError('login_required', 'the user is not signed in')
