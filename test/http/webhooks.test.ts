@@ -18,6 +18,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/events'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
 import type { Resolver } from '../../src/core/webhooks/address'
 import { silentLogger, type Logger } from '../../src/log'
+import { openRuntime } from '../../src/runtime'
 import { createMetrics } from '../../src/server/app'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
@@ -433,6 +434,24 @@ describe('address safety', () => {
     for (const text of [listed.text, audit.text, JSON.stringify(await deliveryRows(endpointId))]) expect(text).not.toContain(address)
     // What the operator reads: the log line names it.
     expect(logged.find((line) => line.deliveryId !== undefined && line.refusedAddress !== undefined)).toMatchObject({ level: 'warn', error: listed.json.data[0].lastError, refusedAddress: address, refusedRange: expect.any(String) })
+  })
+
+  it('refuses, at delivery, an http endpoint made while AUTHD_WEBHOOKS_ALLOW_INSECURE was on, once it is off: nothing reaches the receiver', async () => {
+    const { receiver, endpoint } = await subscribe('user.created')
+    expect(endpoint.url).toStartWith('http://127.0.0.1:')
+    // authd started again with the setting off: a runtime of its own on the same database.
+    const strict = await openRuntime({ ...ctx.runtime.config, webhooks: { ...ctx.runtime.config.webhooks, allowInsecure: false } }, { clock: ctx.clock })
+    const strictWorker = new WebhookWorker(strict, silentLogger, { pollMs: 25 })
+    try {
+      strictWorker.start()
+      await ctx.addUser()
+      await until('an attempt', async () => (await deliveryRows(endpoint.id)).some((d) => d.attempts > 0 && d.status !== 'sending'))
+      expect((await deliveryRows(endpoint.id))[0]).toMatchObject({ status: 'pending', last_status: null, last_error: 'refused: http is allowed only to loopback, with AUTHD_WEBHOOKS_ALLOW_INSECURE=1' })
+      expect({ requests: receiver.state.requests, received: receiver.received.length }).toEqual({ requests: 0, received: 0 })
+    } finally {
+      await strictWorker.stop()
+      strict.close()
+    }
   })
 
   it('tells the tenant no address when it refuses to create an endpoint', async () => {
