@@ -45,7 +45,7 @@ describe('authd CLI', () => {
   it('tenants create | list | disable | enable, with the --json shapes of the spec', async () => {
     const tenant = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme']))
     expect(tenant).toEqual({ tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', audience: `urn:authd:tenant:${tenant.tenantId}` })
-    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, signup: 'closed', disabled: false, createdAt: expect.any(String) }])
+    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, signup: 'closed', disabled: false, createdAt: expect.any(String), returnToOrigins: [] }])
     expect(ok(await authd(['--json', 'tenants', 'disable', tenant.tenantId])).disabled).toBe(true)
     expect(ok(await authd(['--json', 'tenants', 'enable', tenant.tenantId])).disabled).toBe(false)
   })
@@ -70,10 +70,30 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
     expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
     const none = await authd(['tenants', 'update', a.tenantId])
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo\n' })
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo\n' })
     const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
     expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
     expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
+  })
+
+  it('tenants update --return-to-origin sets the origins return_to may lead to (repeatable, replacing the list; \'\' clears it); show and list show them', async () => {
+    const a = ok(await authd(['--json', 'tenants', 'create', '--name', 'A']))
+    const set = ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--return-to-origin', 'https://app.example.com', '--return-to-origin', 'http://localhost:5173,http://127.0.0.1:8080']))
+    expect(set.returnToOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080'])
+    expect(ok(await authd(['--json', 'tenants', 'show', a.tenantId]))).toMatchObject({ tenantId: a.tenantId, returnToOrigins: set.returnToOrigins, passkeyOrigins: ['http://127.0.0.1:3000'] })
+    expect(ok(await authd(['--json', 'tenants', 'list']))[0].returnToOrigins).toEqual(set.returnToOrigins)
+    expect((await authd(['tenants', 'show', a.tenantId])).stdout).toContain("return_to may lead to authd's own pages and https://app.example.com, http://localhost:5173, http://127.0.0.1:8080\n")
+    // An origin only, as strictly as passkey origins: https (http for loopback), no path, nothing else.
+    // (every form refused: test/unit/return-to-origins.test.ts)
+    for (const origin of ['https://app.example.com/after', 'http://app.example.com']) {
+      const refused = await authd(['tenants', 'update', a.tenantId, '--return-to-origin', origin])
+      expect({ origin, code: refused.code, stderr: refused.stderr }).toEqual({ origin, code: 1, stderr: 'authd: returnToOrigins must be origins such as https://app.example.com (https, no path; http only for a loopback host)\n' })
+    }
+    expect(ok(await authd(['--json', 'tenants', 'show', a.tenantId])).returnToOrigins).toEqual(set.returnToOrigins)
+    expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--return-to-origin', 'https://other.example.com'])).returnToOrigins).toEqual(['https://other.example.com'])
+    expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--return-to-origin', ''])).returnToOrigins).toEqual([])
+    expect((await authd(['tenants', 'show', a.tenantId])).stdout).toContain("return_to may lead to authd's own pages only\n")
+    expect((await authd(['tenants', 'show', 'nope'])).stderr).toBe('authd: Tenant not found: nope\n')
   })
 
   it('api-keys create prints the key once; list shows only its prefix; revoke marks it', async () => {
@@ -188,7 +208,7 @@ describe('authd CLI', () => {
     it.each([
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
-      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo'],
+      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo'],
       [['users', 'update', 'nope'], 'nothing to change: give --first-name, --last-name or --type'],
       [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
     ])('a usage error exits 2: %p', async (args, line) => {

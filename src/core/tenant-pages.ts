@@ -1,7 +1,8 @@
 // A tenant's pages (product spec §20): the slug its pages are found under (`/t/{slug}/`) and
 // its branding (display name, accent colour, logo). The CLI (`authd tenants update`) and the
 // admin API (`PATCH /api/v1/admin/tenant`) both change them through updateTenantPages, so
-// they cannot drift; the pages read a tenant by slug or id through findTenantForPages.
+// they cannot drift; the pages read a tenant by slug or id through findTenantForPages. The
+// origins a sign-in's return_to may lead to are the operator's alone (the CLI, below).
 import type { Config } from '../config'
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
@@ -129,5 +130,55 @@ export function toTenantPagesView(config: Pick<Config, 'publicUrl'>, tenant: Ten
     logoUrl: tenant.logoUrl,
     logoFile: tenant.logoContentType,
     pagesUrl: tenantPagesUrl(config, tenant),
+    returnToOrigins: returnToOriginsOf(tenant),
   }
+}
+
+// Where a sign-in on the tenant's pages may send the browser afterwards (`return_to`): authd
+// itself, and the origins the operator registered with `authd tenants update
+// --return-to-origin`. The operator's alone: a tenant admin key that could set one would turn
+// authd's trusted address into a redirector to any site (a phishing link that starts at authd
+// and ends on a look-alike). So nothing a tenant admin controls (passkey origins, OpenID
+// clients' redirect URIs, the logo URL) is one, and updateTenantPages takes none.
+const MAX_RETURN_TO_ORIGINS = 20
+const RETURN_TO_FORM = 'returnToOrigins must be origins such as https://app.example.com (https, no path; http only for a loopback host)'
+
+// Names and addresses only this machine answers to: http is allowed there (an app in
+// development), since no one between the browser and the app can read or change the traffic.
+const isLoopbackHost = (host: string) => host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]'
+
+/** The tenant's registered return_to origins (none: empty). */
+export function returnToOriginsOf(tenant: Pick<Tenant, 'returnToOrigins'>): string[] {
+  if (!tenant.returnToOrigins) return []
+  const stored: unknown = JSON.parse(tenant.returnToOrigins)
+  return Array.isArray(stored) ? stored.filter((origin): origin is string => typeof origin === 'string') : []
+}
+
+/** Origins as typed: at most 20, each an origin alone (scheme, host, port), as strictly as
+ *  passkey origins; its host plain, since it is written into the pages' CSP form-action. */
+export function validateReturnToOrigins(raw: string[]): string[] {
+  if (raw.length > MAX_RETURN_TO_ORIGINS) throw badRequest(`returnToOrigins must list at most ${MAX_RETURN_TO_ORIGINS} origins`)
+  const origins = raw.map((typed) => {
+    const value = typed.trim()
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      throw badRequest(RETURN_TO_FORM)
+    }
+    const scheme = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))
+    if (!scheme || url.origin !== value.replace(/\/$/, '') || !isPlainHost(url)) throw badRequest(RETURN_TO_FORM)
+    return url.origin
+  })
+  return [...new Set(origins)]
+}
+
+/** `authd tenants update ID --return-to-origin …` (the CLI's alone: no route calls it):
+ *  replaces the tenant's list; an empty one clears it (authd's own pages only). */
+export async function setTenantReturnToOrigins(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, raw: string[], actor: Actor = CLI_ACTOR): Promise<Tenant> {
+  const origins = validateReturnToOrigins(raw)
+  const updated = await deps.store.tenants.updateSettings(tenantId, { returnToOrigins: origins.length === 0 ? null : JSON.stringify(origins) })
+  if (!updated || updated === 'slug-taken') throw notFoundById('Tenant', tenantId)
+  await audit(deps, 'tenant.updated', actor, { tenantId, detail: { returnToOrigins: origins } })
+  return updated
 }

@@ -28,10 +28,13 @@ export interface Tenant {
   passkeyRpId: string | null
   /** A JSON array of origins, as stored. */
   passkeyOrigins: string | null
+  /** Origins besides authd's own that a sign-in's return_to may lead to (a JSON array, as
+   *  stored; core/return-to-origins.ts): the operator's to set, never a tenant admin key's. */
+  returnToOrigins: string | null
 }
 
 /** A tenant's optional settings. */
-export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins'>
+export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins' | 'returnToOrigins'>
 
 /** A new tenant's optional settings, all unset. */
 export const TENANT_SETTINGS_UNSET = {
@@ -43,6 +46,7 @@ export const TENANT_SETTINGS_UNSET = {
   logoContentType: null,
   passkeyRpId: null,
   passkeyOrigins: null,
+  returnToOrigins: null,
 } as const satisfies Partial<Tenant>
 
 export interface ApiKey {

@@ -118,6 +118,9 @@ const TenantSettings = t.Object({
   logoUrl: t.Union([t.String(), t.Null()], { description: 'An https URL of its logo' }),
   logoFile: t.Union([t.String(), t.Null()], { description: 'The content type of a logo file given to the CLI (served by authd), if any' }),
   pagesUrl: t.String({ description: "Where its pages are: {AUTHD_PUBLIC_URL}/t/{slug or tenantId}" }),
+  returnToOrigins: t.Array(t.String(), {
+    description: "The origins besides authd's own that a sign-in's return_to may lead to. Read-only here: the operator sets them (authd tenants update --return-to-origin); a PATCH naming them is refused",
+  }),
 })
 
 export const schemas = { TenantSettings, MfaChallenge, User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView, PasskeyView, RequestOptions, CreationOptions, WebAuthnJSON }

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/setup-password'
 import { setTenantSignup } from '../../src/core/signup'
-import { updateTenantPages } from '../../src/core/tenant-pages'
+import { createApiKey } from '../../src/core/api-keys'
+import { setTenantReturnToOrigins, updateTenantPages } from '../../src/core/tenant-pages'
 import { createTenant } from '../../src/core/tenants'
 import { createUser } from '../../src/core/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
@@ -256,6 +257,45 @@ describe('return_to', () => {
     expect({ status: forged.status, location: forged.location }).toEqual({ status: 400, location: null })
     const allowed = await browser.submit(await to('http://127.0.0.1:3000/after?x=1'), '/login', { email, password: PASSWORD })
     expect(allowed.location).toBe('http://127.0.0.1:3000/after?x=1')
+  })
+
+  it("never leads to a site a tenant's admin key names: not its passkey origins, not its OpenID clients' redirect URIs", async () => {
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    const admin = (method: string, path: string, body?: unknown) => ctx.call(method, `/api/v1/admin${path}`, { apiKey: adminKey, body })
+    // Passkey origins are the tenant admin's to set (its apps run ceremonies there)...
+    expect((await admin('PATCH', '/tenant', { passkeyRpId: 'evil.example', passkeyOrigins: ['https://evil.example'] })).status).toBe(200)
+    // ...the origins return_to may lead to are not: the field is refused, and nothing changes.
+    const named = await admin('PATCH', '/tenant', { returnToOrigins: ['https://evil.example'] })
+    expect({ status: named.status, message: named.json.message }).toEqual({ status: 400, message: expect.stringContaining('returnToOrigins') })
+    expect((await admin('GET', '/tenant')).json.data.returnToOrigins).toEqual([])
+    // A client's redirect URI is where its authorize answer goes, never a return_to target,
+    // even on a sign-in whose URL says it resumes that client's request.
+    const { client } = (await admin('POST', '/clients', { name: 'Lure', redirectUris: ['https://evil.example/cb'], firstParty: true })).json.data
+    const resume = `${base}/authorize?client_id=${client.clientId}&redirect_uri=https://evil.example/cb`
+    const form = formOn((await browser.get(`${base}/login`)).html, '/login')
+    const mixed = await browser.post(`${base}/login?return_to=${encodeURIComponent(resume)}`, { ...form.hidden, email, password: PASSWORD, return_to: 'https://evil.example/x' })
+    expect({ status: mixed.status, location: mixed.location }).toEqual({ status: 400, location: null })
+    // A browser signed in already is not sent there either.
+    await signIn()
+    const lured = await browser.get(`${base}/login?return_to=${encodeURIComponent('https://evil.example/x')}`)
+    expect({ status: lured.status, location: lured.location, problem: problemText(lured.html) }).toEqual({
+      status: 400,
+      location: null,
+      problem: 'There is a problem This sign-in link leads to a site that is not registered for Acme. Sign in here instead.',
+    })
+    expect(lured.headers.get('content-security-policy')).not.toContain('evil.example')
+  })
+
+  it('leads to an origin the operator registered (authd tenants update --return-to-origin), and to no other once cleared', async () => {
+    await setTenantReturnToOrigins(ctx.runtime, ctx.tenantId, ['https://app.example.com'])
+    const to = `${base}/login?return_to=${encodeURIComponent('https://app.example.com/after?x=1')}`
+    const page = await browser.get(to)
+    // (the redirect after the form is a form-action target: its CSP allows the origin)
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:3000 https://app.example.com;")
+    expect((await browser.submit(page, '/login', { email, password: PASSWORD })).location).toBe('https://app.example.com/after?x=1')
+    expect((await browser.get(to)).location).toBe('https://app.example.com/after?x=1')
+    await setTenantReturnToOrigins(ctx.runtime, ctx.tenantId, [])
+    expect((await browser.get(to)).status).toBe(400)
   })
 })
 

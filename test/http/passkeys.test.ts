@@ -82,6 +82,22 @@ describe('adding a passkey', () => {
     expect(stale.status).toBe(403)
   })
 
+  it('checks step-up again at the registration: a proof that aged past 5 minutes since the options is refused', async () => {
+    const authenticator = new SoftwareAuthenticator(RP_ID, ORIGIN)
+    const token = await accessToken()
+    ctx.clock.advance(4 * 60)
+    // Options within the window (the proof is 4 minutes old)...
+    const started = await ctx.call('POST', '/api/v1/auth/passkeys/register/options', { headers: bearer(token) })
+    expect(started.status).toBe(200)
+    const { challengeId, options } = started.json.data
+    // ...and the registration 2 minutes later: the challenge is live, the proof is 6 minutes old.
+    ctx.clock.advance(2 * 60)
+    const late = await ctx.call('POST', '/api/v1/auth/passkeys/register', { headers: bearer(token), body: { challengeId, response: authenticator.register(options) } })
+    expect({ status: late.status, message: late.json.message }).toEqual({ status: 403, message: 'Step-up required: confirm your password or code with POST /api/v1/auth/reauthenticate' })
+    expect((await ctx.call('GET', '/api/v1/auth/passkeys', { headers: bearer(token) })).json.data).toEqual([])
+    expect(await queryDatabase(ctx, "SELECT id FROM mail_outbox WHERE kind = 'passkey-added'")).toEqual([])
+  })
+
   it('refuses a wrong origin, a wrong RP ID and a wrong type, with one message that repeats nothing', async () => {
     const token = await accessToken()
     for (const tweaks of [{ origin: 'https://evil.example' }, { rpId: 'evil.example' }, { type: 'webauthn.get' }, { challenge: 'AAAA' }]) {

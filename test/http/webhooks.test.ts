@@ -10,13 +10,15 @@ import { auditEvent, CLI_ACTOR } from '../../src/core/audit'
 import { newOutboxMessage } from '../../src/core/mail/outbox'
 import { createClient, deleteClient } from '../../src/core/oidc/clients'
 import { setTenantSignup } from '../../src/core/signup'
+import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
 import { createUser, deleteUser, prepareUser, setUserDisabled, setUserPassword, updateUser } from '../../src/core/users'
 import { createEndpoint, listDeliveries, redeliver, rotateSecret, updateEndpoint } from '../../src/core/webhooks/endpoints'
 import { WEBHOOK_EVENT_TYPES } from '../../src/core/webhooks/events'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
 import type { Resolver } from '../../src/core/webhooks/address'
-import { silentLogger } from '../../src/log'
+import { silentLogger, type Logger } from '../../src/log'
+import { openRuntime } from '../../src/runtime'
 import { createMetrics } from '../../src/server/app'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
@@ -34,8 +36,8 @@ afterEach(async () => {
   await ctx.close()
 })
 
-function startWorker(options: { resolve?: Resolver; timeoutMs?: number } = {}) {
-  worker = new WebhookWorker(ctx.runtime, silentLogger, { pollMs: 25, ...options })
+function startWorker(options: { resolve?: Resolver; timeoutMs?: number; logger?: Logger } = {}) {
+  worker = new WebhookWorker(ctx.runtime, options.logger ?? silentLogger, { pollMs: 25, ...options })
   worker.start()
   return worker
 }
@@ -46,6 +48,9 @@ async function subscribe(events: string, receiver = startReceiver()) {
   receiver.state.secrets.push(secret)
   return { receiver, endpoint, secret }
 }
+
+/** An IPv4 address, or an IPv6 one (hex groups and colons, :: among them): in a message, not in a JSON of times. */
+const ANY_IP_ADDRESS = /\b\d{1,3}(\.\d{1,3}){3}\b|[0-9a-f]{0,4}::[0-9a-f]{0,4}|([0-9a-f]{1,4}:){3,}/i
 
 const deliveryRows = (endpointId: string) =>
   queryDatabase<{ status: string; attempts: number; last_error: string | null; last_status: number | null; last_response: string | null; event_id: string }>(
@@ -410,15 +415,52 @@ describe('address safety', () => {
     ['the cloud metadata address', '169.254.169.254'],
     ['loopback', '127.0.0.1'],
     ['IPv6 loopback', '::1'],
-  ])('refuses a name that resolves to %s, at delivery', async (_, address) => {
-    const { endpoint } = await createEndpoint(ctx.runtime, { tenantId: ctx.tenantId, url: 'https://hooks.attacker.test/x', events: 'user.created' }).then((r) => ({ endpoint: r.endpoint }))
+  ])('refuses a name that resolves to %s, at delivery, and tells the tenant no address: only the log has it', async (_, address) => {
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    // (from a public peer: the audit log records the caller's address, which is no resolved one)
+    const created = await ctx.call('POST', '/api/v1/admin/webhooks', { apiKey: adminKey, body: { url: 'https://hooks.attacker.test/x', events: 'user.created' }, peer: '198.51.100.7' })
+    const endpointId = created.json.data.id as string
     const asked: string[] = []
-    startWorker({ resolve: async (name) => (asked.push(name), [address]) })
+    const logged: Array<Record<string, unknown>> = []
+    startWorker({ resolve: async (name) => (asked.push(name), [address]), logger: { log: (level, msg, fields) => logged.push({ level, msg, ...fields }) } })
     await ctx.addUser()
-    await until('a refused attempt', async () => (await deliveryRows(endpoint.id)).some((d) => d.last_error !== null))
-    const [row] = await deliveryRows(endpoint.id)
-    expect(row!.last_error).toContain(`refused: hooks.attacker.test resolves to ${address}`)
+    await until('a refused attempt', async () => (await deliveryRows(endpointId)).some((d) => d.last_error !== null))
     expect(asked).toContain('hooks.attacker.test')
+    // What the tenant reads: the deliveries it lists (the stored error), its audit log.
+    const listed = await ctx.call('GET', `/api/v1/admin/webhooks/${endpointId}/deliveries`, { apiKey: adminKey })
+    expect(listed.json.data[0].lastError).toBe('refused: hooks.attacker.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)')
+    const audit = await ctx.call('GET', '/api/v1/admin/audit?limit=1000', { apiKey: adminKey })
+    expect(listed.json.data[0].lastError).not.toMatch(ANY_IP_ADDRESS)
+    for (const text of [listed.text, audit.text, JSON.stringify(await deliveryRows(endpointId))]) expect(text).not.toContain(address)
+    // What the operator reads: the log line names it.
+    expect(logged.find((line) => line.deliveryId !== undefined && line.refusedAddress !== undefined)).toMatchObject({ level: 'warn', error: listed.json.data[0].lastError, refusedAddress: address, refusedRange: expect.any(String) })
+  })
+
+  it('refuses, at delivery, an http endpoint made while AUTHD_WEBHOOKS_ALLOW_INSECURE was on, once it is off: nothing reaches the receiver', async () => {
+    const { receiver, endpoint } = await subscribe('user.created')
+    expect(endpoint.url).toStartWith('http://127.0.0.1:')
+    // authd started again with the setting off: a runtime of its own on the same database.
+    const strict = await openRuntime({ ...ctx.runtime.config, webhooks: { ...ctx.runtime.config.webhooks, allowInsecure: false } }, { clock: ctx.clock })
+    const strictWorker = new WebhookWorker(strict, silentLogger, { pollMs: 25 })
+    try {
+      strictWorker.start()
+      await ctx.addUser()
+      await until('an attempt', async () => (await deliveryRows(endpoint.id)).some((d) => d.attempts > 0 && d.status !== 'sending'))
+      expect((await deliveryRows(endpoint.id))[0]).toMatchObject({ status: 'pending', last_status: null, last_error: 'refused: http is allowed only to loopback, with AUTHD_WEBHOOKS_ALLOW_INSECURE=1' })
+      expect({ requests: receiver.state.requests, received: receiver.received.length }).toEqual({ requests: 0, received: 0 })
+    } finally {
+      await strictWorker.stop()
+      strict.close()
+    }
+  })
+
+  it('tells the tenant no address when it refuses to create an endpoint', async () => {
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    for (const url of ['http://hooks.attacker.test/x', 'http://10.1.2.3/x', 'ftp://169.254.169.254/x']) {
+      const refused = await ctx.call('POST', '/api/v1/admin/webhooks', { apiKey: adminKey, body: { url, events: '*' } })
+      expect(refused.status).toBe(400)
+      expect(refused.json.message).not.toMatch(ANY_IP_ADDRESS)
+    }
   })
 
   it('lets AUTHD_WEBHOOKS_ALLOW_PRIVATE allow the ranges it names, and only those', async () => {
@@ -435,7 +477,7 @@ describe('address safety', () => {
       const lastError = async (id: string) => (await queryDatabase<{ last_error: string | null }>(allowing, 'SELECT last_error FROM webhook_deliveries WHERE endpoint_id = $1', [id]))[0]?.last_error ?? null
       await until('both attempted', async () => (await lastError(inside.id)) !== null && (await lastError(metadata.id)) !== null)
       expect(await lastError(inside.id)).not.toContain('refused')
-      expect(await lastError(metadata.id)).toContain('refused: metadata.test resolves to 169.254.169.254')
+      expect(await lastError(metadata.id)).toContain('refused: metadata.test resolves to a non-public address')
     } finally {
       await local.stop()
       await allowing.close()

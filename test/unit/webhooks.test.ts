@@ -1,7 +1,8 @@
 // The rules of webhooks that need no server: the back-off, event patterns, which URLs and
 // addresses a delivery may go to.
 import { describe, expect, it } from 'bun:test'
-import { addressAllowed, checkEndpointUrl, resolveTarget } from '../../src/core/webhooks/address'
+import { addressAllowed, checkEndpointUrl, RefusedAddress, resolveTarget } from '../../src/core/webhooks/address'
+import { tenantReadable } from '../../src/core/webhooks/endpoints'
 import { ATTEMPT_TIMEOUT_MS, DELIVERY_LEASE_MS, retryDelayMs } from '../../src/core/webhooks/delivery'
 import { perTenantShare } from '../../src/core/webhooks/worker'
 import { parseEventPatterns, subscribes } from '../../src/core/webhooks/events'
@@ -80,7 +81,12 @@ describe('where a delivery may go', () => {
   })
 
   it('checks every address a name has, and connects to the one it checked', async () => {
-    await expect(resolveTarget('https://mixed.test/x', strict, async () => ['93.184.215.14', '10.0.0.1'])).rejects.toThrow('resolves to 10.0.0.1')
+    // (the tenant reads the message: no address in it; the operator's log reads .address)
+    const refused = (await resolveTarget('https://mixed.test/x', strict, async () => ['93.184.215.14', '10.0.0.1']).catch((error: RefusedAddress) => error)) as RefusedAddress
+    expect({ message: refused.message, address: refused.address }).toEqual({
+      message: 'mixed.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)',
+      address: { address: '10.0.0.1', range: 'private' },
+    })
     expect(await resolveTarget('https://public.test:8443/x?y=1', strict, async () => ['93.184.215.14'])).toEqual({ hostname: 'public.test', urls: ['https://93.184.215.14:8443/x?y=1'] })
     expect((await resolveTarget('https://v6.test/x', strict, async () => ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', '93.184.215.14'])).urls).toEqual(['https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x', 'https://93.184.215.14/x'])
     await expect(resolveTarget('https://nothing.test/x', strict, async () => [])).rejects.toThrow('has no address')
@@ -98,7 +104,18 @@ describe('where a delivery may go', () => {
 
   it('refuses an http URL whose name resolves off loopback, even with the switch on', async () => {
     const insecure = { allowInsecure: true, allowPrivate: [] as never[] }
-    await expect(resolveTarget('http://localhost:8080/a', insecure, async () => ['93.184.215.14'])).rejects.toThrow('resolves to 93.184.215.14')
+    await expect(resolveTarget('http://localhost:8080/a', insecure, async () => ['93.184.215.14'])).rejects.toThrow('localhost resolves to an address that is not loopback (http is allowed only to loopback)')
     expect((await resolveTarget('http://localhost:8080/a', insecure, async () => ['::1', '127.0.0.1'])).urls).toEqual(['http://[::1]:8080/a', 'http://127.0.0.1:8080/a'])
+  })
+})
+
+describe('a stored error as the tenant reads it', () => {
+  it('names no address, even one stored before refusals stopped naming it', () => {
+    expect(tenantReadable('refused: hooks.test resolves to 10.1.2.3, a private address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)')).toBe(
+      'refused: hooks.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)',
+    )
+    expect(tenantReadable('refused: v6.test resolves to fd00::1, an uniqueLocal address (x)')).toBe('refused: v6.test resolves to a non-public address (x)')
+    expect(tenantReadable('answered 503')).toBe('answered 503')
+    expect(tenantReadable(null)).toBeNull()
   })
 })

@@ -2,14 +2,16 @@ import type { Command } from 'commander'
 import { readFileSync } from 'node:fs'
 import { setTenantSignup } from '../../core/signup'
 import { setTenantRelyingParty } from '../../core/passkeys/relying-party'
-import { createTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants'
-import { toTenantPagesView, updateTenantPages, type TenantPagesInput } from '../../core/tenant-pages'
+import { createTenant, getTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants'
+import { returnToOriginsOf, setTenantReturnToOrigins, toTenantPagesView, updateTenantPages, type TenantPagesInput } from '../../core/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, required, table, UsageError } from '../io'
 import type { Env } from '../index'
 
-const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt) })
+const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt), returnToOrigins: returnToOriginsOf(t) })
+/** A repeatable option's values, each of which may also be a comma-separated list. */
+const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')]
 
 export function registerTenants(program: Command, env: Env) {
   const tenants = program.command('tenants').description('create, list, disable and enable tenants')
@@ -38,10 +40,15 @@ export function registerTenants(program: Command, env: Env) {
     .option('--accent-color <#rrggbb>', "the accent colour of the tenant's pages ('' for the default)")
     .option('--logo-url <url>', "an https URL of the tenant's logo ('' removes the logo)")
     .option('--logo <file>', 'a PNG, JPEG, GIF or WebP file of the logo, stored and served by authd')
+    .option(
+      '--return-to-origin <origin>',
+      "an origin besides authd's own that a sign-in on the tenant's pages may return to (return_to), such as https://app.example.com; repeat it for several; they replace the tenant's list ('' clears it)",
+      collect,
+    )
     .action(async (tenantId: string, opts: UpdateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       if (Object.values(opts).every((v) => v === undefined)) {
-        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo')
+        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo')
       }
       const pages = pagesInput(opts)
       const updated = await ctx.withRuntime(async (rt) => {
@@ -51,11 +58,20 @@ export function registerTenants(program: Command, env: Env) {
         if (opts.passkeyRpId !== undefined || opts.passkeyOrigins !== undefined) {
           tenant = await setTenantRelyingParty(rt, tenantId, { rpId: opts.passkeyRpId, origins: opts.passkeyOrigins?.split(',').filter((o) => o.trim() !== '') })
         }
-        return { ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant) }
+        if (opts.returnToOrigin !== undefined) tenant = await setTenantReturnToOrigins(rt, tenantId, opts.returnToOrigin.filter((o) => o.trim() !== ''))
+        return settingsOf(rt, tenant)
       })
-      ctx.out.result(updated, () =>
-        `tenant ${updated.name} (${updated.tenantId}): token audience ${updated.audience}, sign-up ${updated.signup}, passkeys for ${updated.passkeyRpId} from ${updated.passkeyOrigins.join(', ')}, pages at ${updated.pagesUrl}`,
-      )
+      const returnTo = updated.returnToOrigins.length > 0 ? `, return_to also to ${updated.returnToOrigins.join(', ')}` : ''
+      ctx.out.result(updated, () => `${summary(updated)}, pages at ${updated.pagesUrl}${returnTo}`)
+    })
+
+  tenants
+    .command('show <tenantId>')
+    .description("a tenant's settings: token audience, sign-up, passkeys, pages and the origins return_to may lead to")
+    .action(async (tenantId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const shown = await ctx.withRuntime(async (rt) => settingsOf(rt, await getTenant(rt, tenantId)))
+      ctx.out.result(shown, () => `${summary(shown)}\npages at ${shown.pagesUrl}\nreturn_to may lead to authd's own pages${shown.returnToOrigins.length > 0 ? ` and ${shown.returnToOrigins.join(', ')}` : ' only'}`)
     })
 
   tenants
@@ -79,7 +95,11 @@ export function registerTenants(program: Command, env: Env) {
   }
 }
 
-type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
+type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; returnToOrigin?: string[]; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
+
+const settingsOf = (rt: Parameters<typeof toTenantSettingsView>[0], tenant: Tenant) => ({ ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant) })
+const summary = (t: ReturnType<typeof settingsOf>) =>
+  `tenant ${t.name} (${t.tenantId}): token audience ${t.audience}, sign-up ${t.signup}, passkeys for ${t.passkeyRpId} from ${t.passkeyOrigins.join(', ')}`
 
 /** The pages' settings as typed: '' clears one (back to its default). */
 function pagesInput(opts: UpdateOptions): TenantPagesInput {

@@ -3,7 +3,10 @@
 // checked: private, loopback, link-local (169.254.169.254, the cloud metadata service) and
 // other non-public ranges are refused unless AUTHD_WEBHOOKS_ALLOW_PRIVATE allows them, and the
 // request then goes to the address that was checked, so a name that resolves differently a
-// moment later (DNS rebinding) cannot swap it.
+// moment later (DNS rebinding) cannot swap it. A refusal tells the tenant only that the name
+// has a non-public address, never which: a tenant that learnt what its endpoint's name
+// resolves to could map the operator's internal DNS through authd. The address goes to the
+// server's log alone (RefusedAddress.address).
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { WebhookSettings } from '../../config'
@@ -67,7 +70,18 @@ export interface Target {
   urls: string[]
 }
 
-export class RefusedAddress extends Error {}
+export class RefusedAddress extends Error {
+  /**
+   * @param message what the tenant may read (stored with the delivery): no address in it
+   * @param address the address refused and its range, for the operator's log only
+   */
+  constructor(
+    message: string,
+    readonly address?: { address: string; range: string },
+  ) {
+    super(message)
+  }
+}
 
 /** Resolves the endpoint's host and checks every address it has; throws RefusedAddress if any is not allowed. */
 export async function resolveTarget(rawUrl: string, settings: WebhookSettings, resolve: Resolver): Promise<Target> {
@@ -78,7 +92,11 @@ export async function resolveTarget(rawUrl: string, settings: WebhookSettings, r
   const addresses = ipaddr.isValid(hostname) ? [hostname] : await resolve(hostname)
   if (addresses.length === 0) throw new RefusedAddress(`${hostname} has no address`)
   const refused = addresses.find((address) => !addressAllowed(address, settings, insecure))
-  if (refused !== undefined) throw new RefusedAddress(`${hostname} resolves to ${refused}, a ${normalised(refused).range()} address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)`)
+  if (refused !== undefined) {
+    const address = { address: normalised(refused).toString(), range: normalised(refused).range() }
+    if (insecure) throw new RefusedAddress(`${hostname} resolves to an address that is not loopback (http is allowed only to loopback)`, address)
+    throw new RefusedAddress(`${hostname} resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)`, address)
+  }
   const urls = [...new Set(addresses.map((raw) => normalised(raw).toString()))].map((address) => {
     const target = new URL(url)
     target.hostname = address.includes(':') ? `[${address}]` : address

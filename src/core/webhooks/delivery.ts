@@ -48,7 +48,7 @@ export async function attemptDelivery(
   options: { resolve: Resolver; logger: Logger; timeoutMs?: number; stopping?: AbortSignal },
 ): Promise<AttemptOutcome> {
   const { delivery, event, endpoint } = claimed
-  const result = await send(deps, claimed, options)
+  const { refusedAddress, ...result } = await send(deps, claimed, options)
   const about = { deliveryId: delivery.id, endpointId: endpoint.id, eventType: event.type, attempt: delivery.attempts, status: result.status }
   // The claim's lease is its token: an outcome is written only while this attempt still holds
   // the delivery, so an attempt that outlasted its lease neither puts back nor overwrites the
@@ -73,12 +73,17 @@ export async function attemptDelivery(
   const retryAt = dead ? null : now + retryDelayMs(delivery.attempts)
   const failingSince = await deps.store.webhooks.recordFailure(delivery.id, endpoint.id, claim, result, retryAt)
   if (failingSince === null) return lost()
-  options.logger.log('warn', dead ? 'webhook delivery dead (authd webhooks redeliver sends it again)' : 'webhook delivery failed, will retry', { ...about, error: result.error })
+  // (the refused address is the operator's to read, in this line only: result.error, which the
+  // tenant lists, does not name it)
+  options.logger.log('warn', dead ? 'webhook delivery dead (authd webhooks redeliver sends it again)' : 'webhook delivery failed, will retry', { ...about, error: result.error, ...refusedAddress && { refusedAddress: refusedAddress.address, refusedRange: refusedAddress.range } })
   if (now - failingSince >= DISABLE_AFTER_FAILING_MS) await disableFailingEndpoint(deps, claimed, failingSince, options.logger)
   return dead ? 'dead' : 'failed'
 }
 
-async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, options: { resolve: Resolver; timeoutMs?: number; stopping?: AbortSignal }): Promise<AttemptResult> {
+/** An attempt's result, and for a refused address which one it was (logged, never stored). */
+type SentAttempt = AttemptResult & { refusedAddress?: RefusedAddress['address'] }
+
+async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, options: { resolve: Resolver; timeoutMs?: number; stopping?: AbortSignal }): Promise<SentAttempt> {
   const at = deps.clock.now()
   const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS
   const failed = (error: string): AttemptResult => ({ at, status: null, error: error.slice(0, 500), response: null })
@@ -91,7 +96,8 @@ async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, opt
     target = await untilAborted(resolveTarget(endpoint.url, deps.config.webhooks, options.resolve), signal)
   } catch (error) {
     if (signal.aborted) return failed(`${cutShort()} (resolving ${new URL(endpoint.url).hostname})`)
-    return failed(error instanceof RefusedAddress ? `refused: ${error.message}` : `cannot resolve: ${messageOf(error)}`)
+    if (error instanceof RefusedAddress) return { ...failed(`refused: ${error.message}`), refusedAddress: error.address }
+    return failed(`cannot resolve: ${messageOf(error)}`)
   }
   const body = payloadOf(event)
   // The timestamp is checked against the receiver's wall clock (5 minutes' tolerance), so it is the real time.

@@ -71,6 +71,10 @@ export interface DeliveryView {
   deliveredAt: string | null
 }
 
+/** A stored error as the tenant may read it: attempts made before refusals stopped naming the
+ *  address (issue 43) stored it ("x resolves to 10.0.0.1, a private address"); never shown. */
+export const tenantReadable = (error: string | null) => error?.replace(/ resolves to [^,\s]+, an? [a-z0-9-]+ address/i, ' resolves to a non-public address') ?? null
+
 const toDeliveryView = (d: WebhookDelivery & { eventType: string }): DeliveryView => ({
   id: d.id,
   webhookId: d.eventId,
@@ -82,7 +86,7 @@ const toDeliveryView = (d: WebhookDelivery & { eventType: string }): DeliveryVie
   giveUpAt: iso(d.giveUpAt)!,
   lastAttemptAt: iso(d.lastAttemptAt),
   lastStatus: d.lastStatus,
-  lastError: d.lastError,
+  lastError: tenantReadable(d.lastError),
   lastResponse: d.lastResponse,
   createdAt: iso(d.createdAt)!,
   deliveredAt: iso(d.deliveredAt),

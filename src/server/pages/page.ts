@@ -7,10 +7,9 @@ import type { Context } from 'elysia'
 import type { Actor } from '../../core/audit'
 import type { Deps } from '../../core/deps'
 import { AppError, notFound } from '../../core/errors'
-import { relyingPartyOf } from '../../core/passkeys/relying-party'
 import { randomToken } from '../../core/secrets'
 import { authenticateSessionToken, type Caller } from '../../core/signed-in-user'
-import { findTenantForPages, isPlainHost } from '../../core/tenant-pages'
+import { findTenantForPages, isPlainHost, returnToOriginsOf } from '../../core/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { oidcFormTargets } from '../oidc/form-targets'
 import { formValue } from './forms'
@@ -51,7 +50,11 @@ export interface Page {
   nonce: string
   render(title: string, main: SafeHtml, options?: { status?: number; retryAfter?: number; referrerPolicy?: 'no-referrer' }): string
   redirect(location: string): string
-  /** The origins a sign-in may send the browser back to: authd's own and the tenant's registered ones. */
+  /** Where a sign-in's return_to may send the browser: authd's own origin and those the
+   *  operator registered for the tenant (never one a tenant admin key sets). */
+  returnToOrigins: string[]
+  /** The pages' CSP form-action: returnToOrigins, and where an OpenID answer goes next (a
+   *  client's redirect URIs: targets of the redirects after a form, never of return_to). */
   returnOrigins: string[]
   /** AUTHD_PUBLIC_URL's origin. */
   origin: string
@@ -80,11 +83,11 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
   const base = `/t/${encodeURIComponent(ctx.params.tenant)}`
   const nonce = newNonce()
   const origin = new URL(deps.config.publicUrl).origin
-  // The tenant's registered origins are those of its passkeys' relying party: the pages and
-  // apps it runs ceremonies on (by default authd's own).
-  const returnOrigins = [...new Set([origin, ...relyingPartyOf(deps.config, tenant).origins])]
+  // The operator's list (`authd tenants update --return-to-origin`), not the passkey origins:
+  // those are the tenant admin key's to set, and would make authd its redirector.
+  const returnToOrigins = [...new Set([origin, ...returnToOriginsOf(tenant)])]
   // A sign-in on its way back to an OpenID client: the client's redirect URIs too (server/oidc).
-  returnOrigins.push(...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to'))))
+  const returnOrigins = [...returnToOrigins, ...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to')))]
   const page: Page = {
     tenant,
     base,
@@ -95,6 +98,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     jar,
     token: formToken(deps.serverKeys.hmac, formCookie, caller?.sessionId ?? null),
     nonce,
+    returnToOrigins,
     returnOrigins,
     origin,
     render(title, main, options = {}) {

@@ -179,6 +179,8 @@ export const adminRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
+        // (before validation, which would drop the field unseen)
+        transform: ({ body }) => refuseOperatorSettings(body),
         body: t.Object({
           passkeyRpId: t.Optional(t.String()),
           passkeyOrigins: t.Optional(t.Array(t.String())),
@@ -190,7 +192,7 @@ export const adminRoutes = (deps: Deps) =>
         detail: {
           summary: "Change the tenant's settings: its pages and its passkey relying party",
           description:
-            'slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
+            'returnToOrigins cannot be set here (400): the operator sets them with the CLI. slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
           security: ADMIN_KEY,
           responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [400, 401, 403, 409, 413, 503]),
         },
@@ -214,6 +216,15 @@ export const adminRoutes = (deps: Deps) =>
         },
       },
     )
+
+/** The origins a sign-in's return_to may lead to are the operator's (`authd tenants update
+ *  --return-to-origin`): an admin key that could set them would make authd a redirector to a
+ *  site of its choosing. Named in a PATCH, they are refused, not silently dropped. */
+function refuseOperatorSettings(body: unknown) {
+  if (body !== null && typeof body === 'object' && 'returnToOrigins' in body) {
+    throw badRequest('returnToOrigins is set by the operator (authd tenants update --return-to-origin), not through the admin API')
+  }
+}
 
 /** The tenant as the admin API shows it: its settings and those of its pages. */
 const tenantView = (deps: Deps, tenant: Tenant) => ({ ...toTenantSettingsView(deps, tenant), ...toTenantPagesView(deps.config, tenant) })
