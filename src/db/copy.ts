@@ -31,6 +31,7 @@ export const TABLES = [
   'passwordResetRequests',
   'mailOutbox',
   'serverSecrets',
+  'serverSettings',
   'limitCounters',
   'auditEvents',
   'idempotencyKeys',
