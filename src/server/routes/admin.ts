@@ -19,6 +19,7 @@ import { createUser, deleteUser, listUsers, toCreatedUserView, updateUser, viewU
 import { envelope } from '../errors'
 import { ADMIN_KEY, responses, schemas } from '../openapi'
 import { adminKeyGuard } from '../plugins/admin-key'
+import { strictBody } from '../plugins/strict-body'
 
 export const ADMIN_PREFIX = '/api/v1/admin'
 
@@ -43,7 +44,7 @@ export const adminRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({
+        ...strictBody({
           email: t.String(),
           firstName: t.String(),
           lastName: t.String(),
@@ -85,7 +86,7 @@ export const adminRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: userIdParams,
-      body: t.Object({ firstName: t.Optional(t.String()), lastName: t.Optional(t.String()), type: t.Optional(t.String()), disabled: t.Optional(t.Boolean()) }),
+      ...strictBody({ firstName: t.Optional(t.String()), lastName: t.Optional(t.String()), type: t.Optional(t.String()), disabled: t.Optional(t.Boolean()) }),
       detail: {
         summary: 'Change a user',
         description: 'Names, type, or disabled: disabling ends every session of the user at once and spends their OTPs and setup tokens.',
@@ -179,7 +180,7 @@ export const adminRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({
+        ...strictBody({
           passkeyRpId: t.Optional(t.String()),
           passkeyOrigins: t.Optional(t.Array(t.String())),
           slug: t.Optional(t.Union([t.String(), t.Null()])),
