@@ -15,12 +15,23 @@ data_dir=/var/lib/authd
 config_dir=/etc/authd
 service_user=authd
 systemd=false
+restarted=false
 systemd_dir=/etc/systemd/system
 explicit_paths=0
 
 usage() {
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
   cat <<'EOF'
+Usage: install.sh [options]
+
+Installs authd on this Linux machine from this checkout: the binary, its data directory, its
+environment file and, with --systemd, a hardened systemd unit. Run again, it upgrades in place:
+a new binary, migrations applied, data and configuration kept. Needs Node.js and npm.
+
+  sudo ./install.sh              /usr/local/bin/authd, /var/lib/authd, /etc/authd/authd.env
+  sudo ./install.sh --systemd    ... and the systemd unit authd.service
+  ./install.sh --prefix ~/.local --data-dir ~/.local/share/authd --config-dir ~/.config/authd
+                                 without root: everything in places you own
+
 Options:
   --prefix DIR        install the binary as DIR/bin/authd (default /usr/local)
   --data-dir DIR      the database and mail files (default /var/lib/authd)
@@ -120,13 +131,17 @@ as_service_user() {
 # configuration and migrated the database: an upgrade that fails leaves the running version
 # as it was. authd reads authd.env itself (--env-file), as systemd's EnvironmentFile does:
 # KEY=VALUE lines, not shell, so `AUTHD_MAIL_FROM=Acme <auth@acme.example>` is a value.
+# (an authd already there makes this run an upgrade: its advice is a restart, not a first run)
+previous_version=""
+[ -x "$prefix/bin/authd" ] && previous_version=$("$prefix/bin/authd" --version 2>/dev/null || echo "an unknown version")
 say "applying migrations with the new binary"
 mkdir -p "$prefix/bin"
 install -m 0755 dist/authd "$prefix/bin/authd.new"
-if ! as_service_user "$prefix/bin/authd.new" --env-file "$env_file" --data-dir "$data_dir" migrate; then
+if ! migrated=$(as_service_user "$prefix/bin/authd.new" --env-file "$env_file" --data-dir "$data_dir" migrate); then
   rm -f "$prefix/bin/authd.new"
   die "the new version could not migrate (above); $prefix/bin/authd is unchanged"
 fi
+say "$migrated"
 
 say "installing $prefix/bin/authd"
 # A new file renamed over the old one: a running authd keeps its binary until it restarts.
@@ -187,6 +202,7 @@ EOF
     if systemctl is-active --quiet authd; then
       say "restarting authd (upgrade)"
       systemctl restart authd
+      restarted=true
     else
       say "enable and start it with: systemctl enable --now authd"
     fi
@@ -195,13 +211,36 @@ EOF
   fi
 fi
 
-cat <<EOF
+version=$("$prefix/bin/authd" --version)
+# Commands the operator runs as the service user, who alone may read the data directory.
+run_as=""
+$root && [ "$service_user" != root ] && run_as="sudo -u $service_user "
+authd_command="$run_as$prefix/bin/authd --env-file $env_file"
+# (no tenant yet: the database still needs its first run, upgrade or not)
+initialised=true
+[ "$(as_service_user "$prefix/bin/authd" --env-file "$env_file" --data-dir "$data_dir" --json tenants list 2>/dev/null | tr -d '[:space:]')" = "[]" ] && initialised=false
 
-authd $("$prefix/bin/authd" --version) is installed.
-  binary        $prefix/bin/authd
-  data          $data_dir
-  configuration $env_file
-Next: the first tenant, API key and admin (once):
-  $($root && [ "$service_user" != root ] && echo "sudo -u $service_user ")$prefix/bin/authd --env-file $env_file init
-Then check everything with: $prefix/bin/authd --env-file $env_file doctor
-EOF
+echo
+if [ -n "$previous_version" ]; then
+  echo "authd is upgraded from $previous_version to $version; the data and $env_file are kept."
+  echo "  binary        $prefix/bin/authd"
+  echo "  data          $data_dir"
+  echo "  migrations    $migrated"
+  if $restarted; then
+    echo "authd.service was restarted: it runs $version now."
+  elif command -v systemctl >/dev/null && [ -d /run/systemd/system ] && systemctl is-active --quiet authd; then
+    echo "authd.service still runs $previous_version: restart it with: systemctl restart authd"
+  else
+    echo "A running authd keeps $previous_version until it restarts: restart it to run $version."
+  fi
+else
+  echo "authd $version is installed."
+  echo "  binary        $prefix/bin/authd"
+  echo "  data          $data_dir"
+  echo "  configuration $env_file"
+fi
+if ! $initialised; then
+  echo "Next: the first tenant, API key and admin (once):"
+  echo "  $authd_command init"
+fi
+echo "Then check everything with: $authd_command doctor"

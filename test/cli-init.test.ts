@@ -1,6 +1,7 @@
 // authd init: the wizard answered in a real terminal (tmux), and the --yes path with no
 // terminal at all, which must never wait for input.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
@@ -42,6 +43,22 @@ function terminal(command: string) {
       if (typed !== undefined) tmux('send-keys', '-t', session, '-l', typed)
       tmux('send-keys', '-t', session, 'Enter')
     },
+    /** Presses keys by name (Down, Enter). */
+    press: (...keys: string[]) => tmux('send-keys', '-t', session, ...keys),
+    /** Waits until the text is on the screen `times` times (a prompt asked again). */
+    async waitForCount(textOnScreen: string, times: number, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      while (screen().split(textOnScreen).length - 1 < times) {
+        if (Date.now() > deadline) throw new Error(`"${textOnScreen}" never appeared ${times} times; the screen:\n${screen()}`)
+        await Bun.sleep(50)
+      }
+    },
+    /** Types the text and presses Enter, once the prompt is on the screen `times` times. */
+    async answerNth(prompt: string, times: number, typed: string) {
+      await this.waitForCount(prompt, times)
+      tmux('send-keys', '-t', session, '-l', typed)
+      tmux('send-keys', '-t', session, 'Enter')
+    },
     close: () => tmux('kill-session', '-t', session),
   }
 }
@@ -77,6 +94,46 @@ describe('authd init', () => {
     expect(tenant.name).toBe('Acme')
     const [admin] = (await authd(['--json', 'users', 'list', '--tenant', tenant.tenantId])).json.items
     expect(admin).toMatchObject({ email: 'boss@acme.example', type: 'admin', firstName: 'Admin', hasPassword: false })
+  }, 60_000)
+
+  it.skipIf(!hasTmux)('asks again for a refused address or password, and for the password twice: a mismatch starts it over', async () => {
+    const data = join(dir, 'data')
+    const command = ['env', 'AUTHD_ARGON2_MEMORY_KIB=64', 'AUTHD_ARGON2_TIME_COST=1', ...SOURCE_CLI, '--data-dir', data, 'init'].map((part) => `'${part}'`).join(' ')
+    const term = terminal(`${command}; echo "EXIT=$?"; sleep 60`)
+    try {
+      await term.answer('Data directory')
+      await term.answer('SMTP URL')
+      await term.answer('First tenant name', 'Acme')
+      await term.answer('Admin e-mail address', 'ops@')
+      await term.waitFor('email must be a valid e-mail address')
+      term.press('-l', 'acme.example')
+      term.press('Enter')
+      await term.answer('Admin first name', 'Grace')
+      await term.answer('Admin last name', 'Hopper')
+      await term.waitFor('How does the admin get a password?')
+      term.press('Down')
+      term.press('Enter')
+      // Refused by the policy: said, and asked again (it used to end the run here, exit 1).
+      await term.answerNth('Admin password', 1, 'correct horse battery staple ops')
+      await term.waitFor('Password must not contain your e-mail address. Choose another.')
+      // Accepted, but the confirmation differs: asked from the start.
+      await term.answerNth('Admin password', 2, PASSWORD)
+      await term.answerNth('The same password again, to confirm', 1, `${PASSWORD}x`)
+      await term.waitFor('The two passwords differ. Type it again.')
+      await term.answerNth('Admin password', 3, PASSWORD)
+      await term.answerNth('The same password again, to confirm', 2, PASSWORD)
+      await term.waitFor('EXIT=0')
+      expect(term.screen()).toContain('password set')
+    } finally {
+      term.close()
+    }
+    const authd = cliRunner(SOURCE_CLI, data)
+    const [tenant] = (await authd(['--json', 'tenants', 'list'])).json
+    const [admin] = (await authd(['--json', 'users', 'list', '--tenant', tenant.tenantId])).json.items
+    expect(admin).toMatchObject({ email: 'ops@acme.example', firstName: 'Grace', hasPassword: true })
+    // The password that was confirmed is the one set.
+    const { password_hash: hash } = new Database(join(data, 'authd.db'), { readonly: true }).query('SELECT password_hash FROM users').get() as { password_hash: string }
+    expect(await Bun.password.verify(PASSWORD, hash)).toBe(true)
   }, 60_000)
 
   it('with --yes and no terminal: never asks, uses the flags and defaults', async () => {

@@ -179,7 +179,9 @@ describe('authd CLI', () => {
     expect(JSON.stringify(events)).not.toContain(key.key)
     expect(ok(await authd(['--json', 'audit', '--type', 'tenant.*', '--tenant', tenantId])).map((e: any) => e.type)).toEqual(['tenant.created'])
     expect(ok(await authd(['--json', 'audit', '--since', '2999-01-01']))).toEqual([])
-    failsWith(await authd(['audit', '--since', 'yesterday']), '--since must be a duration such as 24h or a date such as 2026-11-01 (got "yesterday")')
+    // (a bad option value is a usage error: exit 2)
+    const since = await authd(['audit', '--since', 'yesterday'])
+    expect({ code: since.code, stderr: since.stderr }).toEqual({ code: 2, stderr: 'authd: --since must be a duration such as 24h or a date such as 2026-11-01 (got "yesterday")\n' })
   })
 
   it('--env-file reads AUTHD_* settings (as systemd would), and the real environment wins', async () => {
@@ -236,16 +238,30 @@ describe('authd CLI', () => {
       failsWith(await authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
     })
 
-    it('exits 2 for a bad flag value, naming the option', async () => {
-      const r = await authd(['serve', '--port', 'eighty'])
-      expect(r.code).toBe(2)
-      expect(r.stderr).toContain("option '--port <port>' argument 'eighty' is invalid. must be a number from 0 to 65535")
-    })
-
-    it('exits 2 with usage help for an unknown command', async () => {
-      const r = await authd(['frobnicate'])
-      expect(r.code).toBe(2)
-      expect(r.stderr).toContain("unknown command 'frobnicate'")
+    // The README: one line `authd: …`, then the --help that says how, and exit 2, for what the
+    // command line parser finds too (commander's own were three lines starting `error:`).
+    it.each([
+      ['an unknown option', ['users', 'create', '--bogus'], "unknown option '--bogus'", 'users create'],
+      ['a misspelt option', ['users', 'create', '--tenat', 'x'], "unknown option '--tenat' (did you mean --tenant?)", 'users create'],
+      ['an option without its value', ['users', 'create', '--tenant'], "option '--tenant <tenantId>' argument missing", 'users create'],
+      ['a missing argument', ['users', 'invite'], "missing required argument 'userId'", 'users invite'],
+      ['an argument too many', ['users', 'invite', 'a', 'b'], "too many arguments for 'invite'. Expected 1 argument but got 2.", 'users invite'],
+      ['an unknown command', ['frobnicate'], "unknown command 'frobnicate'", ''],
+      ['an unknown command near a known one', ['userz'], "unknown command 'userz' (did you mean users?)", ''],
+      ['an unknown subcommand', ['users', 'frobnicate'], "unknown command 'frobnicate'", 'users'],
+      ['a command group without its command', ['users', 'passkeys'], 'missing command: give one of list, delete', 'users passkeys'],
+      ['a letter for a number', ['users', 'list', '--tenant', 'x', '--limit', 'abc'], '--limit must be an integer from 1 to 100 (got "abc")', 'users list'],
+      ['zero for a number from 1', ['users', 'list', '--tenant', 'x', '--limit', '0'], '--limit must be an integer from 1 to 100 (got "0")', 'users list'],
+      ['a number over the maximum', ['users', 'list', '--tenant', 'x', '--limit', '101'], '--limit must be an integer from 1 to 100 (got "101")', 'users list'],
+      ['an exponent', ['audit', '--limit', '1e3'], '--limit must be an integer from 1 to 1000 (got "1e3")', 'audit'],
+      ['zero deliveries', ['webhooks', 'deliveries', 'x', '--limit', '0'], '--limit must be an integer from 1 to 1000 (got "0")', 'webhooks deliveries'],
+      ['a port in words', ['serve', '--port', 'eighty'], '--port must be an integer from 0 to 65535 (got "eighty")', 'serve'],
+      ['a port too high', ['serve', '--port', '65536'], '--port must be an integer from 0 to 65535 (got "65536")', 'serve'],
+    ])('a usage error of the command line, %s: one authd: line, its --help, exit 2', async (_, args, line, command) => {
+      for (const json of [[], ['--json']]) {
+        const r = await authd([...json, ...args])
+        expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 2, stderr: `authd: ${line}\nrun ${['authd', command].join(' ').trim()} --help for usage\n`, stdout: '' })
+      }
     })
   })
 })

@@ -1,6 +1,6 @@
 // The authd command line: global options, one module per command group, and one place that
 // turns any error into a single line on stderr and a non-zero exit.
-import { Command, CommanderError } from 'commander'
+import { CommanderError, type Command } from 'commander'
 import { ConfigError } from '../config'
 import { AppError } from '../core/errors'
 import { registerApiKeys } from './commands/api-keys'
@@ -19,28 +19,23 @@ import { registerTenants } from './commands/tenants'
 import { registerUsers } from './commands/users'
 import { registerWebhooks } from './commands/webhooks'
 import { CliError, UsageError } from './io'
+import { AuthdCommand } from './usage'
 import { VERSION } from '../version'
 
 export type Env = Record<string, string | undefined>
 
 
 export function buildProgram(env: Env): Command {
-  const program = new Command('authd')
+  const program = new AuthdCommand('authd')
     .description('authd: a self-hosted authentication service (HTTP API + admin CLI)')
     .version(VERSION)
     .option('--env-file <file>', 'read AUTHD_* settings from a KEY=VALUE file, e.g. /etc/authd/authd.env (env AUTHD_ENV_FILE); the real environment wins')
     .option('--data-dir <dir>', 'data directory (env AUTHD_DATA_DIR; default ./data)')
     .option('--database-url <url>', 'database (env AUTHD_DATABASE_URL; default: authd.db in the data dir)')
     .option('--json', 'machine output: one JSON document on stdout')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
   for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
     register(program, env)
   }
-  program.commands.forEach(function override(c: Command) {
-    c.exitOverride()
-    c.commands.forEach(override)
-  })
   return program
 }
 
@@ -50,7 +45,7 @@ export async function runCli(argv: string[], env: Env = process.env): Promise<nu
     await buildProgram(env).parseAsync(argv)
     return 0
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2 // commander printed it
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2 // printed as usage.ts says
     if (error instanceof ConfigError || error instanceof UsageError) {
       // A bad setting or a missing option: the command never ran.
       process.stderr.write(`authd: ${error.message}\n`)

@@ -1,6 +1,7 @@
 // How every command talks to its user: one JSON document on stdout with --json, readable
 // lines otherwise; prompts only on a TTY, and every prompt also has a flag.
-import { isCancel, password as promptPassword, text as promptText } from '@clack/prompts'
+import { isCancel, log, password as promptPassword, text as promptText } from '@clack/prompts'
+import { AppError } from '../core/errors'
 
 export class CliError extends Error {}
 /** The command was called wrongly (a required option missing): exit 2, as commander's own usage errors. */
@@ -42,10 +43,33 @@ export async function readPasswordFromStdin(): Promise<string> {
   return password
 }
 
-export async function promptNewPassword(message: string): Promise<string> {
-  const answer = await promptPassword({ message })
-  if (isCancel(answer)) throw new CliError('cancelled')
-  return answer
+/**
+ * A new password typed on a terminal: asked again while `check` refuses it (it names the rule),
+ * then a second time to confirm, and from the start when the two differ. A typo nobody sees
+ * must not become the password, and a refusal must not end a run of answers already given.
+ */
+export async function promptNewPassword(message: string, check: (password: string) => Promise<unknown> = async () => {}): Promise<string> {
+  const ask = async (question: string) => {
+    const answer = await promptPassword({ message: question, validate: (v) => (v ? undefined : 'required') })
+    if (isCancel(answer)) throw new CliError('cancelled')
+    return answer
+  }
+  for (;;) {
+    const password = await ask(message)
+    const refusal = await check(password).then(
+      () => undefined,
+      (error: unknown) => {
+        if (error instanceof AppError && error.status === 400) return error.message
+        throw error
+      },
+    )
+    if (refusal !== undefined) {
+      log.error(`${refusal}. Choose another.`)
+      continue
+    }
+    if ((await ask('The same password again, to confirm')) === password) return password
+    log.error('The two passwords differ. Type it again.')
+  }
 }
 
 export function table(rows: Record<string, unknown>[], columns: string[]): string[] {

@@ -143,7 +143,7 @@ export type AuditView = Omit<AuditEvent, 'at'> & { at: string }
 
 export const toAuditView = ({ at, ...event }: AuditEvent): AuditView => ({ at: new Date(at).toISOString(), ...event })
 
-const MAX_AUDIT_LIMIT = 1000
+export const MAX_AUDIT_LIMIT = 1000
 
 /** The audit log, newest first. An admin API key reads only its tenant's events. */
 export async function readAudit(deps: Pick<Deps, 'store' | 'clock'>, query: AuditQuery, actor: Actor = CLI_ACTOR): Promise<AuditView[]> {

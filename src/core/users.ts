@@ -139,7 +139,7 @@ export async function createUser(
   return { user, tenant, setupToken: setupToken && !invitation ? { token: setupToken.token, expiresAt: setupToken.record.expiresAt } : undefined }
 }
 
-const MAX_PAGE = 100
+export const MAX_PAGE = 100
 
 /** Opaque to clients: the last id of the page, base64url. */
 const encodeCursor = (lastId: string) => Buffer.from(lastId).toString('base64url')

@@ -21,7 +21,11 @@ function validationMessage(error: ValidationError): string {
   const schema = first && 'schema' in first ? (first.schema as { type?: string; anyOf?: Array<{ type?: string }> }) : undefined
   // (a union, such as a string or an array of them, names each of its types)
   const expected = schema?.type ?? (schema?.anyOf?.every((s) => s.type) ? schema.anyOf.map((s) => s.type).join(' or ') : undefined)
-  return expected ? `${field} is required and must be a ${expected}` : `${field} is invalid`
+  if (!expected) return `${field} is invalid`
+  const what = `${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`
+  // (a field that was sent, such as an optional one of a PATCH, is not missing: it is ill-typed)
+  const sent = first && 'value' in first && first.value !== undefined
+  return sent ? `${field} must be ${what}` : `${field} is required and must be ${what}`
 }
 
 /** Elysia's own errors as ours; anything else is a bug: a 500 that says nothing more. */

@@ -62,7 +62,7 @@ const envelope = (status: number, data: TSchema) =>
   t.Object({ statusCode: t.Literal(status), message: t.String(), data }, { additionalProperties: false })
 
 const ERRORS: Record<number, string> = {
-  400: 'Malformed request, invalid e-mail, weak password (the message names the rule), or an invalid or expired OTP',
+  400: 'Malformed request, invalid e-mail, weak password (the message names the rule), an invalid or expired OTP, or (admin API) a body field the endpoint does not take (the message names it)',
   401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token (for a bearer token: or its session ended)',
   403: 'A disabled user or tenant, a tenant user at setup-password, a refused cross-site request, sign-up at a tenant that does not allow it, a change that needs step-up (step_up_required: POST /reauthenticate first), or (admin API) an API key without the admin scope',
   404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user that is not in the key's tenant",

@@ -2,7 +2,7 @@
 // place and keeps the data and the configuration. Root-only steps are exercised with the
 // current user (no new system user) and a temporary unit directory (no systemctl).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../binary'
 import { cliRunner } from '../cli-runner'
@@ -15,7 +15,7 @@ beforeAll(() => {
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const paths = () => ({ prefix: join(dir, 'prefix'), data: join(dir, 'data'), etc: join(dir, 'etc'), units: join(dir, 'systemd') })
+const paths = (under = '') => ({ prefix: join(dir, under, 'prefix'), data: join(dir, under, 'data'), etc: join(dir, under, 'etc'), units: join(dir, under, 'systemd') })
 
 async function install(args: string[], asUser?: string) {
   const command = asUser ? ['runuser', '-u', asUser, '--', 'bash', join(ROOT, 'install.sh'), ...args] : ['bash', join(ROOT, 'install.sh'), ...args]
@@ -31,6 +31,9 @@ describe('install.sh', () => {
     const first = await install(args)
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining('install.sh:') })
     expect(first.stdout).toContain('is installed')
+    // A first install: the first run is next (as root for a root service: no sudo -u).
+    const installed = `${join(p.prefix, 'bin/authd')} --env-file ${join(p.etc, 'authd.env')}`
+    expect(first.stdout).toContain(`Next: the first tenant, API key and admin (once):\n  ${installed} init\nThen check everything with: ${installed} doctor\n`)
     const binary = join(p.prefix, 'bin/authd')
     expect(statSync(binary).mode & 0o777).toBe(0o755)
     expect(statSync(p.data).mode & 0o777).toBe(0o700)
@@ -68,6 +71,13 @@ describe('install.sh', () => {
     const second = await install(args)
     expect(second.code).toBe(0)
     expect(second.stdout).toContain(`keeping ${envFile}`)
+    // An upgrade's advice: what changed and the restart, never the first run again.
+    const version = (await authd(['--version'])).stdout.trim()
+    expect(second.stdout).toContain(`authd is upgraded from ${version} to ${version}; the data and ${envFile} are kept.`)
+    expect(second.stdout).toContain('  migrations    the database is up to date\n')
+    expect(second.stdout).toContain(`A running authd keeps ${version} until it restarts: restart it to run ${version}.`)
+    expect(second.stdout).not.toContain('init')
+    expect(second.stdout).toContain(`Then check everything with: ${binary} --env-file ${envFile} doctor\n`)
     expect(readFileSync(envFile, 'utf8')).toContain('# edited by the operator')
     expect(statSync(binary).ino).not.toBe(inodeBefore)
     running = await serve()
@@ -111,9 +121,27 @@ describe('install.sh', () => {
     expect(options.filter((option) => !section.includes(option))).toEqual([])
   })
 
+  it.skipIf(!isRoot)('names the service user in the commands it advises (sudo -u), at the install and at an upgrade', async () => {
+    const p = paths('nobody')
+    // (the service user must reach the binary and the data in this test's directory)
+    chmodSync(dir, 0o755)
+    const args = ['--prefix', p.prefix, '--data-dir', p.data, '--config-dir', p.etc, '--user', 'nobody']
+    const authd = `sudo -u nobody ${join(p.prefix, 'bin/authd')} --env-file ${join(p.etc, 'authd.env')}`
+    const first = await install(args)
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(first.stdout).toContain(`\n  ${authd} init\nThen check everything with: ${authd} doctor\n`)
+    const upgrade = await install(args)
+    expect(upgrade.code).toBe(0)
+    expect(upgrade.stdout).toContain('authd is upgraded from')
+    // (not initialised yet: the first run is still next)
+    expect(upgrade.stdout).toContain(`\n  ${authd} init\nThen check everything with: ${authd} doctor\n`)
+  }, 300_000)
+
   it('explains its options', async () => {
     const help = await install(['--help'])
     expect(help.code).toBe(0)
+    expect(help.stdout).toStartWith('Usage: install.sh [options]\n\nInstalls authd on this Linux machine')
+    expect(help.stdout).not.toContain('set -')
     expect(help.stdout).toContain('--systemd')
     const bad = await install(['--frobnicate'])
     expect(bad.code).toBe(1)

@@ -87,6 +87,16 @@ describe('GET /api/v1/auth/openapi.json', () => {
     expect(doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'password'])
   })
 
+  it('says that the admin API refuses fields its bodies do not name (additionalProperties: false)', () => {
+    const bodies = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => path.startsWith('/api/v1/admin/') && operation.requestBody)
+        .map(([method, operation]) => ({ method, path, additionalProperties: operation.requestBody.content['application/json']?.schema?.additionalProperties })),
+    )
+    expect(bodies.length).toBeGreaterThanOrEqual(7)
+    expect(bodies).toEqual(bodies.map((body) => ({ ...body, additionalProperties: false })))
+  })
+
   it('serves a docs page beside it that runs no third-party code', async () => {
     const res = await ctx.call('GET', '/api/v1/auth/docs', { apiKey: null })
     expect(res.status).toBe(200)

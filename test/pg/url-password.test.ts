@@ -3,9 +3,9 @@
 // connection, so a URL with a password still connects: the canary travels the whole way.
 import { expect, it } from 'bun:test'
 import { BINARY, readRest, serveBinary, useBinaryAndTempDir } from '../binary'
-import { cliRunner } from '../cli-runner'
+import { cliRunner, type CliResult } from '../cli-runner'
 import { PASSWORD } from '../helpers'
-import { describePostgres, useTestDatabase } from '../pg'
+import { createTestDatabase, describePostgres, useTestDatabase } from '../pg'
 
 const dir = useBinaryAndTempDir()
 const CANARY = 'canary'
@@ -49,6 +49,40 @@ describePostgres('the database password in what authd prints', () => {
     expect(down.stdout).toContain('✗ database: cannot use postgres://')
 
     expect(printed.join('\n')).not.toContain(CANARY)
+  }, 60_000)
+
+  it("is in none of init's messages (the serve command for a --database-url, already initialised) nor in db copy's (text, --json, a refused non-empty target)", async () => {
+    const databases = [await createTestDatabase(), await createTestDatabase()]
+    try {
+      const [source, target] = databases.map((database) => withPassword(database.url)) as [string, string]
+      const printed: string[] = []
+      const keep = (r: CliResult) => {
+        printed.push(r.stdout, r.stderr)
+        return r
+      }
+      // init on PostgreSQL named by the flag: its closing serve command repeats the URL.
+      const onSource = cliRunner([BINARY], dir())
+      const init = ['--database-url', source, 'init', '--yes', '--admin-email', 'ops@acme.example']
+      expect(keep(await onSource(init)).stdout).toMatch(/^Start the server: authd --database-url '?postgres:\/\/\S+ /m)
+      for (const json of [[], ['--json']]) {
+        const again = keep(await onSource([...json, ...init]))
+        expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^authd: postgres:\/\/\S+ is already initialised; /) })
+      }
+
+      // db copy from it (into SQLite), then from SQLite into PostgreSQL, then again: refused.
+      const fromSource = keep(await onSource(['--json', '--database-url', source, 'db', 'copy', '--to', `sqlite:${dir()}/copy.db`]))
+      expect(fromSource.json.from).toStartWith('postgres://')
+      const fromSqlite = cliRunner([BINARY], dir(), { AUTHD_DATABASE_URL: `sqlite:${dir()}/copy.db` })
+      expect(keep(await fromSqlite(['db', 'copy', '--to', target])).stdout).toMatch(/^copied \d+ rows in \d+ tables from \S+ to postgres:\/\/\S+ in /)
+      for (const json of [[], ['--json']]) {
+        const refused = keep(await fromSqlite([...json, 'db', 'copy', '--to', target]))
+        expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^authd: postgres:\/\/\S+ is not empty \(/) })
+      }
+
+      expect(printed.join('\n')).not.toContain(CANARY)
+    } finally {
+      for (const database of databases) await database.drop()
+    }
   }, 60_000)
 
   it('is in no line either when it stands in a password= parameter or holds an unencoded @, and a mistyped scheme is refused', async () => {

@@ -4,16 +4,18 @@
 // checked before anything is written (core/init.ts), so a refused answer leaves nothing
 // behind and the same command can simply be run again.
 import type { Command } from 'commander'
-import { intro, isCancel, note, outro, password as promptPassword, select, text } from '@clack/prompts'
+import { intro, isCancel, note, outro, select, text } from '@clack/prompts'
 import { AppError } from '../../core/errors'
 import { initialise, type FirstRun } from '../../core/init'
+import { checkPasswordPolicy } from '../../core/password-policy'
+import { normaliseEmail } from '../../core/users'
 import { validateMailFrom, validateSmtpUrl } from '../../config'
 import { redactUrl } from '../../db/engine'
 import { smtpTransport } from '../../mail/transports'
 import { openRuntime } from '../../runtime'
 import { contextFrom, type GlobalOptions } from '../context'
 import { deliverNow, type Delivery } from '../deliver'
-import { CliError, readPasswordFromStdin, UsageError } from '../io'
+import { CliError, promptNewPassword, readPasswordFromStdin, UsageError } from '../io'
 import type { Env } from '../index'
 
 interface InitOptions {
@@ -28,13 +30,24 @@ interface InitOptions {
   testMailTo?: string
 }
 
-type Ask = (value: string | undefined, flag: string, message: string, fallback?: string, optional?: boolean) => Promise<string>
+/** `check` throws an AppError on a value it refuses: the prompt says why and asks again. */
+type Ask = (value: string | undefined, flag: string, message: string, fallback?: string, optional?: boolean, check?: (value: string) => unknown) => Promise<string>
+
+const refusal = (check: ((value: string) => unknown) | undefined, value: string): string | undefined => {
+  try {
+    check?.(value)
+    return undefined
+  } catch (error) {
+    if (error instanceof AppError) return error.message
+    throw error
+  }
+}
 
 function asker(opts: InitOptions, interactive: boolean): Ask {
-  return async (value, flag, message, fallback, optional = false) => {
+  return async (value, flag, message, fallback, optional = false, check) => {
     if (value !== undefined) return value
     if (interactive) {
-      const answer = await text({ message, placeholder: fallback, defaultValue: fallback, validate: (v) => (v || fallback || optional ? undefined : 'required') })
+      const answer = await text({ message, placeholder: fallback, defaultValue: fallback, validate: (v) => (v || fallback || optional ? (v ? refusal(check, v) : undefined) : 'required') })
       if (isCancel(answer)) throw new CliError('cancelled')
       return answer ?? fallback ?? ''
     }
@@ -45,9 +58,9 @@ function asker(opts: InitOptions, interactive: boolean): Ask {
   }
 }
 
-async function askFirstRun(ask: Ask, opts: InitOptions, interactive: boolean): Promise<FirstRun> {
+async function askFirstRun(ask: Ask, opts: InitOptions, interactive: boolean, passwordMinLength: number): Promise<FirstRun> {
   const tenantName = await ask(opts.tenantName, '--tenant-name', 'First tenant name', 'Default')
-  const email = await ask(opts.adminEmail, '--admin-email', 'Admin e-mail address')
+  const email = await ask(opts.adminEmail, '--admin-email', 'Admin e-mail address', undefined, false, normaliseEmail)
   const firstName = await ask(opts.adminFirstName, '--admin-first-name', 'Admin first name', 'Admin')
   const lastName = await ask(opts.adminLastName, '--admin-last-name', 'Admin last name', 'User')
   let password: string | undefined
@@ -56,9 +69,9 @@ async function askFirstRun(ask: Ask, opts: InitOptions, interactive: boolean): P
     const how = await select({ message: 'How does the admin get a password?', options: [{ value: 'invite', label: 'E-mail an invitation (setup token)' }, { value: 'password', label: 'Set one now' }] })
     if (isCancel(how)) throw new CliError('cancelled')
     if (how === 'password') {
-      const answer = await promptPassword({ message: 'Admin password (15+ characters)' })
-      if (isCancel(answer)) throw new CliError('cancelled')
-      password = answer
+      // (checked here as initialise will check it: a refusal asks again instead of ending the run)
+      const admin = { email: normaliseEmail(email), firstName, lastName }
+      password = await promptNewPassword(`Admin password (${passwordMinLength}+ characters)`, (answer) => checkPasswordPolicy(answer, passwordMinLength, admin))
     }
   }
   return { tenantName, email, firstName, lastName, password }
@@ -117,7 +130,7 @@ export function registerInit(program: Command, env: Env) {
       try {
         // (asked before the questions, so nobody answers them in vain; the transaction asks again)
         if ((await runtime.store.tenants.list()).length > 0) throw alreadyInitialised
-        const firstRun = await askFirstRun(ask, opts, interactive)
+        const firstRun = await askFirstRun(ask, opts, interactive, runtime.config.passwordMinLength)
         const done = await initialise(runtime, firstRun).catch((error) => {
           throw error instanceof AppError && error.code === 'conflict' ? alreadyInitialised : error
         })

@@ -1,23 +1,17 @@
-import { InvalidArgumentError, type Command } from 'commander'
+import type { Command } from 'commander'
 import { jsonLogger } from '../../log'
 import { openRuntime } from '../../runtime'
 import { startServer } from '../../server/serve'
 import { contextFrom } from '../context'
 import { demoBanner, existingDataHint, seedDemoIfEmpty } from '../demo'
 import type { Env } from '../index'
-
-function parsePort(raw: string): number {
-  const port = Number(raw)
-  // commander reports it as a usage error (exit 2), naming the option.
-  if (!/^\d+$/.test(raw) || port > 65535) throw new InvalidArgumentError('must be a number from 0 to 65535')
-  return port
-}
+import { integerOption } from '../usage'
 
 export function registerServe(program: Command, env: Env) {
   program
     .command('serve')
     .description('migrate the database if needed, then serve the HTTP API (default 127.0.0.1:3000)')
-    .option('--port <port>', 'port to listen on, 0 for any free port (env AUTHD_PORT)', parsePort)
+    .option('--port <port>', 'port to listen on, 0 for any free port (env AUTHD_PORT)', integerOption('--port', 0, 65535))
     .option('--host <host>', 'address to listen on (env AUTHD_HOST)')
     .option('--seed-demo', 'on an empty database, create a demo tenant, API key and user and print them once')
     .action(async (opts: { port?: number; host?: string; seedDemo?: boolean }, cmd: Command) => {

@@ -2,7 +2,8 @@
 import type { Command } from 'commander'
 import { inviteUser, toInvitationView } from '../../core/setup-password'
 import { importUsers, parseImportFile } from '../../core/user-import'
-import { setUserPassword } from '../../core/users'
+import { checkPasswordPolicy } from '../../core/password-policy'
+import { getUser, setUserPassword } from '../../core/users'
 import { deliverDue } from '../../core/mail/outbox'
 import { silentLogger } from '../../log'
 import { mailTransportFor } from '../../mail/transports'
@@ -35,11 +36,15 @@ export function registerUserPasswords(users: Command, env: Env) {
     .option('--password-stdin', 'read the password from standard input')
     .action(async (userId: string, opts: { passwordStdin?: boolean }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      let password: string
-      if (opts.passwordStdin) password = await readPasswordFromStdin()
-      else if (!ctx.out.json && process.stdin.isTTY) password = await promptNewPassword('New password')
-      else throw new UsageError('missing --password-stdin (the password is read from standard input)')
+      if (!opts.passwordStdin && (ctx.out.json || !process.stdin.isTTY)) throw new UsageError('missing --password-stdin (the password is read from standard input)')
       const user = await ctx.withRuntime(async (rt) => {
+        let password: string
+        if (opts.passwordStdin) password = await readPasswordFromStdin()
+        else {
+          // (the user first: nobody types a password for an id that does not exist)
+          const target = await getUser(rt, userId)
+          password = await promptNewPassword('New password', (answer) => checkPasswordPolicy(answer, rt.config.passwordMinLength, target))
+        }
         const user = await setUserPassword(rt, userId, password)
         await deliverDue(rt, mailTransportFor(rt.config, silentLogger), silentLogger)
         return user

@@ -2,20 +2,15 @@ import type { Command } from 'commander'
 import { resetMfa } from '../../core/mfa/enrolment'
 import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
 import { getTenant } from '../../core/tenants'
-import { createUser, deleteUser, listUsers, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
+import { createUser, deleteUser, listUsers, MAX_PAGE, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/users'
 import { contextFrom } from '../context'
-import { CliError, readPasswordFromStdin, required, table, UsageError } from '../io'
+import { readPasswordFromStdin, required, table, UsageError } from '../io'
 import type { Env } from '../index'
+import { integerOption } from '../usage'
 import { registerUserPasswords } from './user-passwords'
 
 const flattenUser = (user: UserView): Record<string, unknown> => ({ ...user, tenant: user.tenant.name })
 const USER_COLUMNS = ['userId', 'email', 'type', 'hasPassword', 'disabled', 'createdAt']
-
-function parseLimit(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined
-  if (!/^\d{1,6}$/.test(raw)) throw new CliError(`--limit must be a positive integer (got "${raw}")`)
-  return Number(raw)
-}
 
 interface CreateOptions {
   tenant?: string
@@ -63,12 +58,12 @@ export function registerUsers(program: Command, env: Env) {
     .description("list a tenant's users in creation order, a page at a time (as GET /api/v1/admin/users)")
     .option('--tenant <tenantId>', 'the tenant')
     .option('--email <email>', 'only this address')
-    .option('--limit <n>', 'users per page, 1 to 100', '100')
+    .option('--limit <n>', `users per page, 1 to ${MAX_PAGE}`, integerOption('--limit', 1, MAX_PAGE), MAX_PAGE)
     .option('--cursor <cursor>', 'the page after the one that printed this cursor')
-    .action(async (opts: { tenant?: string; email?: string; limit: string; cursor?: string }, cmd: Command) => {
+    .action(async (opts: { tenant?: string; email?: string; limit: number; cursor?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
-      const page = await ctx.withRuntime((rt) => listUsers(rt, tenantId, { email: opts.email, cursor: opts.cursor, limit: parseLimit(opts.limit) }))
+      const page = await ctx.withRuntime((rt) => listUsers(rt, tenantId, { email: opts.email, cursor: opts.cursor, limit: opts.limit }))
       ctx.out.result(page, () => [...table(page.items.map(flattenUser), USER_COLUMNS), ...(page.nextCursor ? [`more: authd users list --tenant ${tenantId} --cursor ${page.nextCursor}`] : [])].join('\n'))
     })
 

@@ -5,6 +5,7 @@ import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, redelive
 import { contextFrom } from '../context'
 import { required, table, UsageError } from '../io'
 import type { Env } from '../index'
+import { integerOption } from '../usage'
 
 const row = (e: EndpointView) => ({ ...e, events: e.events.join(',') })
 
@@ -82,10 +83,10 @@ export function registerWebhooks(program: Command, env: Env) {
     .command('deliveries <endpointId>')
     .description("an endpoint's deliveries, newest first")
     .option('--status <status>', 'only pending, sending, succeeded or dead ones')
-    .option('--limit <n>', 'at most this many', '50')
-    .action(async (endpointId: string, opts: { status?: string; limit: string }, cmd: Command) => {
+    .option('--limit <n>', 'at most this many, 1 to 1000', integerOption('--limit', 1, 1000), 50)
+    .action(async (endpointId: string, opts: { status?: string; limit: number }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const deliveries = await ctx.withRuntime((rt) => listDeliveries(rt, endpointId, { status: opts.status, limit: Number(opts.limit) }))
+      const deliveries = await ctx.withRuntime((rt) => listDeliveries(rt, endpointId, { status: opts.status, limit: opts.limit }))
       const rows = deliveries.map((d) => ({ ...d }))
       ctx.out.result(deliveries, () => table(rows, ['id', 'webhookId', 'eventType', 'status', 'attempts', 'lastStatus', 'lastError', 'createdAt']))
     })

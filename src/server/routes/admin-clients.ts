@@ -8,6 +8,7 @@ import { endUserGrants, listUserGrants } from '../../core/oidc/grants'
 import { envelope } from '../errors'
 import { ADMIN_KEY, responses } from '../openapi'
 import { adminKeyGuard } from '../plugins/admin-key'
+import { strictBody } from '../plugins/strict-body'
 import { ADMIN_PREFIX } from './admin'
 
 const ClientView = t.Object({
@@ -51,7 +52,7 @@ export const adminClientRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({
+        ...strictBody({
           name: t.String(),
           redirectUris: t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20' }),
           postLogoutRedirectUris: uris('Where end_session may send the browser back to'),
@@ -79,7 +80,7 @@ export const adminClientRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: clientParams,
-      body: t.Object({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()) }),
+      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()) }),
       detail: {
         summary: 'Change an OpenID Connect client',
         description: 'What is given replaces what was; a client stays public or confidential.',

@@ -7,6 +7,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/events'
 import { envelope } from '../errors'
 import { ADMIN_KEY, responses } from '../openapi'
 import { adminKeyGuard } from '../plugins/admin-key'
+import { strictBody } from '../plugins/strict-body'
 import { ADMIN_PREFIX } from './admin'
 
 const time = t.Union([t.String({ format: 'date-time' }), t.Null()])
@@ -58,7 +59,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({ url: t.String(), events: t.Optional(events), description: t.Optional(t.String()) }),
+        ...strictBody({ url: t.String(), events: t.Optional(events), description: t.Optional(t.String()) }),
         detail: {
           summary: 'Add a webhook endpoint',
           description: 'https only. events defaults to * (every event), as in the CLI. Each event is POSTed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only.',
@@ -80,7 +81,7 @@ export const adminWebhookRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: endpointIdParams,
-      body: t.Object({ url: t.Optional(t.String()), events: t.Optional(events), description: t.Optional(t.String()), enabled: t.Optional(t.Boolean()) }),
+      ...strictBody({ url: t.Optional(t.String()), events: t.Optional(events), description: t.Optional(t.String()), enabled: t.Optional(t.Boolean()) }),
       detail: {
         summary: 'Change a webhook endpoint',
         description: 'URL, events, description; enabled: true sends to it again after it was disabled (its waiting deliveries resume), false stops sending (deliveries wait).',

@@ -19,6 +19,7 @@ import { createUser, deleteUser, listUsers, toCreatedUserView, updateUser, viewU
 import { envelope } from '../errors'
 import { ADMIN_KEY, responses, schemas } from '../openapi'
 import { adminKeyGuard } from '../plugins/admin-key'
+import { strictBody } from '../plugins/strict-body'
 
 export const ADMIN_PREFIX = '/api/v1/admin'
 
@@ -43,7 +44,7 @@ export const adminRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        body: t.Object({
+        ...strictBody({
           email: t.String(),
           firstName: t.String(),
           lastName: t.String(),
@@ -85,7 +86,7 @@ export const adminRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: userIdParams,
-      body: t.Object({ firstName: t.Optional(t.String()), lastName: t.Optional(t.String()), type: t.Optional(t.String()), disabled: t.Optional(t.Boolean()) }),
+      ...strictBody({ firstName: t.Optional(t.String()), lastName: t.Optional(t.String()), type: t.Optional(t.String()), disabled: t.Optional(t.Boolean()) }),
       detail: {
         summary: 'Change a user',
         description: 'Names, type, or disabled: disabling ends every session of the user at once and spends their OTPs and setup tokens.',
@@ -179,16 +180,14 @@ export const adminRoutes = (deps: Deps) =>
       {
         adminKey: true,
         parse: 'json',
-        // (before validation, which would drop the field unseen)
-        transform: ({ body }) => refuseOperatorSettings(body),
-        body: t.Object({
+        ...strictBody({
           passkeyRpId: t.Optional(t.String()),
           passkeyOrigins: t.Optional(t.Array(t.String())),
           slug: t.Optional(t.Union([t.String(), t.Null()])),
           displayName: t.Optional(t.Union([t.String(), t.Null()])),
           accentColor: t.Optional(t.Union([t.String(), t.Null()])),
           logoUrl: t.Optional(t.Union([t.String(), t.Null()])),
-        }),
+        }, { refused: { returnToOrigins: OPERATOR_ONLY } }),
         detail: {
           summary: "Change the tenant's settings: its pages and its passkey relying party",
           description:
@@ -220,11 +219,7 @@ export const adminRoutes = (deps: Deps) =>
 /** The origins a sign-in's return_to may lead to are the operator's (`authd tenants update
  *  --return-to-origin`): an admin key that could set them would make authd a redirector to a
  *  site of its choosing. Named in a PATCH, they are refused, not silently dropped. */
-function refuseOperatorSettings(body: unknown) {
-  if (body !== null && typeof body === 'object' && 'returnToOrigins' in body) {
-    throw badRequest('returnToOrigins is set by the operator (authd tenants update --return-to-origin), not through the admin API')
-  }
-}
+const OPERATOR_ONLY = 'returnToOrigins is set by the operator (authd tenants update --return-to-origin), not through the admin API'
 
 /** The tenant as the admin API shows it: its settings and those of its pages. */
 const tenantView = (deps: Deps, tenant: Tenant) => ({ ...toTenantSettingsView(deps, tenant), ...toTenantPagesView(deps.config, tenant) })
