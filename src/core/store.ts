@@ -153,20 +153,17 @@ export interface SignupStore {
    * Records the sign-up request and its audit event; then, as `slot` says for the address's
    * issued requests since `historySince` (read in the same transaction, concurrent requests
    * for the address waiting their turn). With `pending`, the address's pending sign-up (if
-   * any) ends: its code stops working and its unsent mail is withdrawn. If it is the one the
-   * caller saw (`seen`) and judged its author's or dead, or there is none, and there is a
-   * slot, `pending` is stored and `mail` queued to leave at the slot's time, the code's life
-   * starting then. If it is another author's, or not the one seen (it changed meanwhile), the
-   * two contest each other: nothing is stored and `contestedMail` is queued instead (at the
-   * slot, if any). Without a slot nothing is stored or sent. One transaction whatever the
-   * address. Returns the slot.
+   * any) ends: its code stops working and its unsent mail is withdrawn; the newer one is
+   * stored if there is a slot, and its mail queued to leave at the slot's time, the code's
+   * life starting then: `replacingMail` where a live (unspent, unexpired) pending sign-up was
+   * ended, `mail` otherwise. Without a slot nothing is stored or sent. One transaction
+   * whatever the address. Returns the slot.
    */
   request(
     input: Omit<HistoryGuardedRequest, 'allowed'> & {
       slot: (history: ResetHistory) => MailSlot
       pending?: PendingSignup
-      seen?: { codeHash: string; verdict: 'mine' | 'another' | 'dead' } | null
-      contestedMail?: OutboxMessage
+      replacingMail?: OutboxMessage
     },
   ): Promise<MailSlot>
   find(tenantId: string, emailKey: string): Promise<PendingSignup | null>

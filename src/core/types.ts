@@ -225,7 +225,7 @@ export interface WebauthnChallenge {
   spentAt: number | null
 }
 
-export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used' | 'passkey-added' | 'signup-contested' | 'webhook-disabled'
+export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used' | 'passkey-added' | 'webhook-disabled'
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'expired'
 
 export interface OutboxMessage {
