@@ -93,7 +93,7 @@ describe('authd CLI', () => {
         stdin: PASSWORD + '\n',
       }),
     )
-    expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' } })
+    expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' }, emailVerifiedAt: null })
     const [listed] = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items
     expect(listed).toMatchObject({ ...user, hasPassword: true, disabled: false })
   })
@@ -189,7 +189,7 @@ describe('authd CLI', () => {
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
       [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --slug, --display-name, --accent-color, --logo-url or --logo'],
-      [['users', 'update', 'nope'], 'nothing to change: give --first-name, --last-name or --type'],
+      [['users', 'update', 'nope'], 'nothing to change: give --email, --first-name, --last-name, --type or --email-verified'],
       [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
     ])('a usage error exits 2: %p', async (args, line) => {
       const r = await authd(args)

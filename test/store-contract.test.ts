@@ -88,6 +88,7 @@ const user = (tenantId: string, email = 'ada@example.com'): User => ({
   updatedAt: now,
   disabledAt: null,
   sessionEpoch: 0,
+  emailVerifiedAt: null,
 })
 const family = (u: User): RefreshFamily => ({ id: Bun.randomUUIDv7(), userId: u.id, tenantId: u.tenantId, rememberMe: false, createdAt: now, expiresAt: now + 86_400_000, revokedAt: null, revokedReason: null, amr: 'pwd', authAt: now })
 const token = (familyId: string, hash = Bun.randomUUIDv7()): RefreshToken => ({ id: Bun.randomUUIDv7(), familyId, tokenHash: hash, createdAt: now, expiresAt: now + 3_600_000, spentAt: null, accessKid: 'k1', ip: '192.0.2.1', userAgent: 'first' })

@@ -207,6 +207,8 @@ export async function verifyEmail(
     updatedAt: now,
     disabledAt: null,
     sessionEpoch: 0,
+    // The code was read in the mailbox.
+    emailVerifiedAt: now,
   }
   const created = await deps.store.signups.complete({
     user,

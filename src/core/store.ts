@@ -50,6 +50,9 @@ export interface ApiKeyStore {
   revoke(id: string, revokedAt: number): Promise<ApiKey | null>
 }
 
+/** What an administrator may change of a user (UserStore.update). */
+export type UserFields = Partial<Pick<User, 'email' | 'firstName' | 'lastName' | 'type' | 'emailVerifiedAt'>>
+
 export interface UserStore {
   /** Inserts the user (and its setup token, and the invitation carrying it) in one
    *  transaction; false when the e-mail is taken in the tenant. */
@@ -58,8 +61,11 @@ export interface UserStore {
   findByEmail(tenantId: string, email: string): Promise<User | null>
   /** A keyset page of a tenant's users in id order (ids are UUIDv7: creation order), after `afterId`. */
   page(tenantId: string, options: { email?: string; afterId?: string; limit: number }): Promise<User[]>
-  /** Changes names or type; the user after it, null if there is none. */
-  update(id: string, changes: Partial<Pick<User, 'firstName' | 'lastName' | 'type'>>, now: number): Promise<User | null>
+  /** Changes address, names, type or when the address was proven; the user after it, null if
+   *  there is none, 'email-taken' if the new address is another user's in the tenant. A new
+   *  address also spends the user's setup tokens, OTPs and login challenges (they were mailed
+   *  to, or proved, the old one); one transaction. */
+  update(id: string, changes: UserFields, now: number): Promise<User | null | 'email-taken'>
   /**
    * Erases the user in one transaction: the user row, sessions, OTPs, setup tokens, outbox
    * messages to their address and idempotent answers that name them; audit rows keep only the

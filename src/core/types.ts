@@ -74,6 +74,10 @@ export interface User {
   /** Moves on with every change of what proves the user (a new password, a second factor on,
    *  a disable): a session is started only at the epoch its proof was checked at. */
   sessionEpoch: number
+  /** When the user last proved they receive mail at `email` (an invitation or setup token
+   *  used, a verified sign-up, a reset by OTP) or an admin vouched for it; null: never, or
+   *  not since the address changed. */
+  emailVerifiedAt: number | null
 }
 
 export interface SetupToken {

@@ -225,7 +225,17 @@ export function createSqliteStore(db: Db): Store {
           .all()
       },
       async update(id, changes, now) {
-        return immediate(() => db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null)
+        try {
+          return await immediate(() => {
+            const user = db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null
+            // What was mailed to the old address must not prove the new one.
+            if (user && changes.email !== undefined) spendOutstandingSecrets(db, { userId: id }, now)
+            return user
+          })
+        } catch (error) {
+          if (isUniqueViolation(error)) return 'email-taken'
+          throw error
+        }
       },
       async erase(user) {
         const erased = await immediate(() => eraseUserInTransaction(db, user))

@@ -283,8 +283,17 @@ function createRawPgStore(db: PgDb): Store {
           .orderBy(asc(users.id))
           .limit(limit),
       async update(id, changes, now) {
-        const [row] = await db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning()
-        return row ?? null
+        try {
+          return await db.transaction(async (tx) => {
+            const [user] = await tx.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning()
+            // What was mailed to the old address must not prove the new one.
+            if (user && changes.email !== undefined) await spendOutstandingSecrets(tx, { userId: id }, now)
+            return user ?? null
+          })
+        } catch (error) {
+          if (isPgUniqueViolation(error)) return 'email-taken'
+          throw error
+        }
       },
       // Deleted rows stay in PostgreSQL's files until VACUUM reclaims them (docs/security.md).
       erase: (user) => db.transaction((tx) => eraseUser(tx, user)),
