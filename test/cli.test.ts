@@ -7,7 +7,8 @@ let dir: string
 let authd: ReturnType<typeof cliRunner>
 beforeEach(() => {
   dir = tempDir()
-  authd = cliRunner(SOURCE_CLI, dir)
+  // (set: the links these commands print need not be said to assume an address, see cli-public-url.test.ts)
+  authd = cliRunner(SOURCE_CLI, dir, { AUTHD_PUBLIC_URL: 'http://127.0.0.1:3000' })
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 

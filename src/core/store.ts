@@ -432,6 +432,15 @@ export interface IdempotencyStore {
   release(tenantId: string, key: string): Promise<void>
 }
 
+/** The server_settings name of the public URL the server last started under (for the CLI). */
+export const PUBLIC_URL_SETTING = 'public_url'
+
+export interface ServerSettingsStore {
+  get(name: string): Promise<string | null>
+  /** Sets the setting, replacing its value if it has one. */
+  set(name: string, value: string, now: number): Promise<void>
+}
+
 /** Kinds of rows that retention deletes (core/retention.ts). */
 export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'oidcCodes' | 'webhookDeliveries' | 'webhookEvents' | 'deliveredWebhookEvents'
 
@@ -459,6 +468,8 @@ export interface Store {
   prune(target: PruneTarget, before: number, limit: number): Promise<number>
   /** A named server-side secret, created by `create` the first time it is asked for. */
   serverSecret(name: string, create: () => string): Promise<string>
+  /** What a running server tells the CLI beside it (not secret): the public URL it serves under. */
+  serverSettings: ServerSettingsStore
   /** Throws when the database cannot answer. */
   ping(): Promise<void>
   migrationStatus(): Promise<{ applied: string[]; pending: string[] }>

@@ -18,7 +18,7 @@ import { createMfaStore } from './mfa-store'
 import { createPasskeyStore } from './passkey-store'
 import { createOidcStore } from './oidc-store'
 import { createSignupStore } from './signup-store'
-import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
 /** Users read per step when the stored hashes' parameters are counted. */
@@ -396,6 +396,15 @@ export function createSqliteStore(db: Db): Store {
         db.insert(serverSecrets).values({ name, value, createdAt: Date.now() }).run()
         return value
       })
+    },
+
+    serverSettings: {
+      async get(name) {
+        return db.select({ value: serverSettings.value }).from(serverSettings).where(eq(serverSettings.name, name)).get()?.value ?? null
+      },
+      async set(name, value, now) {
+        db.insert(serverSettings).values({ name, value, updatedAt: now }).onConflictDoUpdate({ target: serverSettings.name, set: { value, updatedAt: now } }).run()
+      },
     },
 
     async ping() {

@@ -53,6 +53,7 @@ export function registerTenants(program: Command, env: Env) {
         }
         return { ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant) }
       })
+      ctx.linkWritten()
       ctx.out.result(updated, () =>
         `tenant ${updated.name} (${updated.tenantId}): token audience ${updated.audience}, sign-up ${updated.signup}, passkeys for ${updated.passkeyRpId} from ${updated.passkeyOrigins.join(', ')}, pages at ${updated.pagesUrl}`,
       )

@@ -51,6 +51,7 @@ export function registerUsers(program: Command, env: Env) {
       const password = opts.passwordStdin ? await readPasswordFromStdin() : undefined
       const created = await ctx.withRuntime((rt) => createUser(rt, { tenantId, email, firstName, lastName, type: opts.type, password, invite: opts.invite, emailVerified: opts.emailVerified }))
       const user = toCreatedUserView(created)
+      if (opts.invite && !ctx.config().inviteUrl) ctx.linkWritten()
       ctx.out.result(user, () => [
         `created ${user.type} ${user.email} (${user.userId}) in tenant ${user.tenant.name}`,
         ...(opts.invite ? ['setup token e-mailed (the server delivers it: see authd mail list)'] : []),

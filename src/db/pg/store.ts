@@ -19,7 +19,7 @@ import { createPgMfaStore } from './mfa-store'
 import { createPgPasskeyStore } from './passkey-store'
 import { createPgOidcStore } from './oidc-store'
 import { createPgSignupStore } from './signup-store'
-import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
 async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean> {
@@ -438,6 +438,16 @@ function createRawPgStore(db: PgDb): Store {
       await db.insert(serverSecrets).values({ name, value: create(), createdAt: Date.now() }).onConflictDoNothing()
       const [row] = await db.select().from(serverSecrets).where(eq(serverSecrets.name, name))
       return row!.value
+    },
+
+    serverSettings: {
+      async get(name) {
+        const [row] = await db.select({ value: serverSettings.value }).from(serverSettings).where(eq(serverSettings.name, name))
+        return row?.value ?? null
+      },
+      async set(name, value, now) {
+        await db.insert(serverSettings).values({ name, value, updatedAt: now }).onConflictDoUpdate({ target: serverSettings.name, set: { value, updatedAt: now } })
+      },
     },
 
     async ping() {
