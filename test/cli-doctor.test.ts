@@ -67,7 +67,7 @@ describe('authd doctor', () => {
     await authd(['migrate'])
     const envFile = join(dir, '..', 'authd.env')
     writeFileSync(envFile, 'AUTHD_TLS_CRT=/etc/authd/cert.pem\n')
-    const r = await authd(['--env-file', envFile, '--json', 'doctor'], { env: { AUTHD_CORS_ORIGIN: 'https://app.example.com', AUTHD_NONSENSE_WORDS: '1' } })
+    const r = await authd(['--env-file', envFile, '--json', 'doctor'], { env: { AUTHD_CORS_ORIGIN: 'https://app.example.com', AUTHD_NONSENSE_WORDS: '1', AUTHD_PUBLIC_URL: 'http://127.0.0.1:3000' } })
     expect(r.stderr).toBe('')
     expect(r.json.find((f: any) => f.check === 'configuration')).toEqual({
       check: 'configuration',

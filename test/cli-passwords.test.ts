@@ -13,7 +13,7 @@ let tenantId: string
 beforeEach(async () => {
   dir = tempDir()
   smtp = await startSmtp()
-  authd = cliRunner(SOURCE_CLI, dir, { AUTHD_SMTP_URL: smtp.url })
+  authd = cliRunner(SOURCE_CLI, dir, { AUTHD_SMTP_URL: smtp.url, AUTHD_PUBLIC_URL: 'http://127.0.0.1:3000' })
   tenantId = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).tenantId
 })
 afterEach(async () => {

@@ -7,7 +7,8 @@ let dir: string
 let authd: ReturnType<typeof cliRunner>
 beforeEach(() => {
   dir = tempDir()
-  authd = cliRunner(SOURCE_CLI, dir)
+  // (set: the links these commands print need not be said to assume an address, see cli-public-url.test.ts)
+  authd = cliRunner(SOURCE_CLI, dir, { AUTHD_PUBLIC_URL: 'http://127.0.0.1:3000' })
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -113,7 +114,7 @@ describe('authd CLI', () => {
         stdin: PASSWORD + '\n',
       }),
     )
-    expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' } })
+    expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' }, emailVerifiedAt: null })
     const [listed] = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items
     expect(listed).toMatchObject({ ...user, hasPassword: true, disabled: false })
   })
@@ -211,7 +212,7 @@ describe('authd CLI', () => {
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
       [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo'],
-      [['users', 'update', 'nope'], 'nothing to change: give --first-name, --last-name or --type'],
+      [['users', 'update', 'nope'], 'nothing to change: give --email, --first-name, --last-name, --type or --email-verified'],
       [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
     ])('a usage error exits 2: %p', async (args, line) => {
       const r = await authd(args)

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { ConfigError, describeUnknownSetting, loadConfig, parseEnvFile, unknownSettings, type Config, type ConfigOverrides } from '../config'
 import { openRuntime, type Runtime } from '../runtime'
 import { createOutput, type Output } from './io'
+import { assumedPublicUrlLine, withRecordedPublicUrl, type AssumedPublicUrl } from './public-url'
 
 export interface GlobalOptions {
   envFile?: string
@@ -17,8 +18,12 @@ export interface CommandContext {
   /** The environment the command runs with (the process's, over --env-file's). */
   env: Record<string, string | undefined>
   config(overrides?: ConfigOverrides): Config
-  /** Opens the database (migrating it if needed), runs `fn`, and closes it again. */
+  /** Opens the database (migrating it if needed), runs `fn`, and closes it again. Without
+   *  AUTHD_PUBLIC_URL, links use the public URL the server recorded (cli/public-url.ts). */
   withRuntime<T>(fn: (runtime: Runtime) => Promise<T>, overrides?: ConfigOverrides): Promise<T>
+  /** Called by a command as it writes a link (a mail, a URL printed): says once on stderr which
+   *  address the link assumes when AUTHD_PUBLIC_URL is unset; nothing when it is set. */
+  linkWritten(assumed?: AssumedPublicUrl | null): void
 }
 
 /** The environment with an env file's settings beneath it: what is really set wins. */
@@ -42,6 +47,8 @@ export function contextFrom(command: Command, processEnv: Record<string, string 
     warned = true
     return loaded
   }
+  let assumed: AssumedPublicUrl | null = null
+  let said = false
   return {
     out: createOutput(globals.json === true),
     env,
@@ -49,10 +56,18 @@ export function contextFrom(command: Command, processEnv: Record<string, string 
     async withRuntime(fn, overrides) {
       const runtime = await openRuntime(config(overrides))
       try {
+        const resolved = await withRecordedPublicUrl(runtime.config, env, runtime.store)
+        runtime.config = resolved.config
+        assumed = resolved.assumed
         return await fn(runtime)
       } finally {
         runtime.close()
       }
+    },
+    linkWritten(given = assumed) {
+      if (!given || said) return
+      said = true
+      process.stderr.write(assumedPublicUrlLine(given) + '\n')
     },
   }
 }

@@ -7,21 +7,22 @@
 // in every case, and mail leaves later through the outbox, never inline.
 //
 // No pre-hijacking: a pending sign-up is not a user. It reserves nothing, so the CLI, the
-// admin API or another sign-up can still create the address. A second sign-up with the same
-// password replaces the first (its code stops working, its mail is withdrawn if still
-// unsent), even within the per-address interval, where the new code's mail waits for the
-// interval to end. One with another password contests it: both end, no code stays live, and
-// the mailbox is told to sign up again, so nobody can make the owner complete a sign-up that
-// carries someone else's password, whichever came first. The account is created, with the
-// password of the sign-up whose code was verified, only when that code is verified by someone
-// who reads the mailbox.
+// admin API or another sign-up can still create the address. A newer sign-up for an address
+// replaces its pending one, whoever asked (product spec §28): the older code stops working,
+// its mail is withdrawn if still unsent, and the newer code is mailed as the per-address
+// limits allow (at the latest once the interval since the last mail is over), saying that it
+// replaced an earlier one and that only it works. So someone who signs up with another's
+// address cannot keep its owner out for longer than that interval: the owner's own next
+// sign-up ends theirs. The account is created, with the password of the sign-up whose code
+// was verified, only when that code is verified by someone who reads the mailbox; the mail
+// of a replacing code tells them not to enter it unless the newest sign-up was theirs.
 import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
 import { issueDeviceCookie, trustedDevice } from './device-cookies'
 import { badRequest, invalidOtp, notFoundById, signupClosed } from './errors'
 import { ipSubject, spendBudget } from './limits'
 import { newOutboxMessage } from './mail/outbox'
-import { signupAttemptMail, signupCodeMail, signupContestedMail } from './mail/templates'
+import { signupAttemptMail, signupCodeMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
@@ -130,14 +131,15 @@ export async function requestSignup(
     attempts: 0,
     spentAt: null,
   }
-  const codeMail = newOutboxMessage({
-    tenantId: tenant.id,
-    kind: 'signup-code',
-    recipient: email,
-    content: signupCodeMail({ tenantName: tenantTitle(tenant), firstName, code, validMinutes: OTP_TTL_MS / 60000, language: actor.language }),
-    now,
-    secretExpiresAt: pending.expiresAt,
-  })
+  const codeMail = (replacing: boolean) =>
+    newOutboxMessage({
+      tenantId: tenant.id,
+      kind: 'signup-code',
+      recipient: email,
+      content: signupCodeMail({ tenantName: tenantTitle(tenant), firstName, code, validMinutes: OTP_TTL_MS / 60000, at: now, replacing, language: actor.language }),
+      now,
+      secretExpiresAt: pending.expiresAt,
+    })
   const attemptMail = newOutboxMessage({
     tenantId: tenant.id,
     kind: 'signup-attempt',
@@ -145,23 +147,10 @@ export async function requestSignup(
     content: signupAttemptMail({ tenantName: tenantTitle(tenant), firstName: user?.firstName ?? '', at: now, language: actor.language }),
     now,
   })
+  // Both forms of the code's mail are composed for every address: the store picks one,
+  // seeing in its transaction whether a live pending sign-up is being replaced.
+  const [freshMail, replacingMail] = [codeMail(false), codeMail(true)]
   const outcome = user ? 'registered' : signupAllows(policy, email) ? 'new' : 'refused'
-  // Whose is the pending sign-up of this address, if there is one? A sign-up with the same
-  // password (a form sent again, a code asked for anew) is its author's: the newer replaces
-  // it. One with another password contests it: nobody can tell which of the two reads the
-  // mailbox, so neither may be completed (capture either way round: someone signing up before
-  // the owner, or after). The check is one argon2 verify, made for every address alike (a
-  // dummy when there is no live pending sign-up), so the answer's time tells nothing.
-  const current = await deps.store.signups.find(tenant.id, addressKey)
-  const live = current !== null && current.spentAt === null && current.expiresAt > now && current.attempts < OTP_MAX_ATTEMPTS ? current : null
-  const samePassword = live ? await deps.hasher.verify(password, live.passwordHash) : await deps.hasher.verifyDummy(password, 0.5)
-  const contestedMail = newOutboxMessage({
-    tenantId: tenant.id,
-    kind: 'signup-contested',
-    recipient: email,
-    content: signupContestedMail({ tenantName: tenantTitle(tenant), at: now, language: actor.language }),
-    now,
-  })
   // Its mail leaves as the per-address limits (those of forgot-password) allow: now, or once
   // the interval since the last one is over; past the hourly budget no code is live at all.
   // The answer is the same 202 in every case.
@@ -173,9 +162,8 @@ export async function requestSignup(
     slot: (history) => nextMailSlot(deps.config.limits, history, now),
     audit: auditEvent(deps, 'signup.requested', actor, { tenantId: tenant.id, userId: user?.id, detail: { email: maskEmail(email), outcome } }),
     pending: outcome === 'new' ? pending : undefined,
-    seen: current && { codeHash: current.codeHash, verdict: !live ? 'dead' : samePassword ? 'mine' : 'another' },
-    mail: outcome === 'new' ? codeMail : outcome === 'registered' && user!.disabledAt === null ? attemptMail : undefined,
-    contestedMail,
+    mail: outcome === 'new' ? freshMail : outcome === 'registered' && user!.disabledAt === null ? attemptMail : undefined,
+    replacingMail: outcome === 'new' ? replacingMail : undefined,
   })
   deps.mailQueued.notify()
   deps.events.notify({ kind: 'signup', outcome: 'requested' })
@@ -219,6 +207,8 @@ export async function verifyEmail(
     updatedAt: now,
     disabledAt: null,
     sessionEpoch: 0,
+    // The code was read in the mailbox.
+    emailVerifiedAt: now,
   }
   const created = await deps.store.signups.complete({
     user,

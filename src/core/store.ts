@@ -50,6 +50,9 @@ export interface ApiKeyStore {
   revoke(id: string, revokedAt: number): Promise<ApiKey | null>
 }
 
+/** What an administrator may change of a user (UserStore.update). */
+export type UserFields = Partial<Pick<User, 'email' | 'firstName' | 'lastName' | 'type' | 'emailVerifiedAt'>>
+
 export interface UserStore {
   /** Inserts the user (and its setup token, and the invitation carrying it) in one
    *  transaction; false when the e-mail is taken in the tenant. */
@@ -58,8 +61,11 @@ export interface UserStore {
   findByEmail(tenantId: string, email: string): Promise<User | null>
   /** A keyset page of a tenant's users in id order (ids are UUIDv7: creation order), after `afterId`. */
   page(tenantId: string, options: { email?: string; afterId?: string; limit: number }): Promise<User[]>
-  /** Changes names or type; the user after it, null if there is none. */
-  update(id: string, changes: Partial<Pick<User, 'firstName' | 'lastName' | 'type'>>, now: number): Promise<User | null>
+  /** Changes address, names, type or when the address was proven; the user after it, null if
+   *  there is none, 'email-taken' if the new address is another user's in the tenant. A new
+   *  address also spends the user's setup tokens, OTPs and login challenges (they were mailed
+   *  to, or proved, the old one); one transaction. */
+  update(id: string, changes: UserFields, now: number): Promise<User | null | 'email-taken'>
   /**
    * Erases the user in one transaction: the user row, sessions, OTPs, setup tokens, outbox
    * messages to their address and idempotent answers that name them; audit rows keep only the
@@ -153,20 +159,17 @@ export interface SignupStore {
    * Records the sign-up request and its audit event; then, as `slot` says for the address's
    * issued requests since `historySince` (read in the same transaction, concurrent requests
    * for the address waiting their turn). With `pending`, the address's pending sign-up (if
-   * any) ends: its code stops working and its unsent mail is withdrawn. If it is the one the
-   * caller saw (`seen`) and judged its author's or dead, or there is none, and there is a
-   * slot, `pending` is stored and `mail` queued to leave at the slot's time, the code's life
-   * starting then. If it is another author's, or not the one seen (it changed meanwhile), the
-   * two contest each other: nothing is stored and `contestedMail` is queued instead (at the
-   * slot, if any). Without a slot nothing is stored or sent. One transaction whatever the
-   * address. Returns the slot.
+   * any) ends: its code stops working and its unsent mail is withdrawn; the newer one is
+   * stored if there is a slot, and its mail queued to leave at the slot's time, the code's
+   * life starting then: `replacingMail` where a live (unspent, unexpired) pending sign-up was
+   * ended, `mail` otherwise. Without a slot nothing is stored or sent. One transaction
+   * whatever the address. Returns the slot.
    */
   request(
     input: Omit<HistoryGuardedRequest, 'allowed'> & {
       slot: (history: ResetHistory) => MailSlot
       pending?: PendingSignup
-      seen?: { codeHash: string; verdict: 'mine' | 'another' | 'dead' } | null
-      contestedMail?: OutboxMessage
+      replacingMail?: OutboxMessage
     },
   ): Promise<MailSlot>
   find(tenantId: string, emailKey: string): Promise<PendingSignup | null>
@@ -429,6 +432,15 @@ export interface IdempotencyStore {
   release(tenantId: string, key: string): Promise<void>
 }
 
+/** The server_settings name of the public URL the server last started under (for the CLI). */
+export const PUBLIC_URL_SETTING = 'public_url'
+
+export interface ServerSettingsStore {
+  get(name: string): Promise<string | null>
+  /** Sets the setting, replacing its value if it has one. */
+  set(name: string, value: string, now: number): Promise<void>
+}
+
 /** Kinds of rows that retention deletes (core/retention.ts). */
 export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'oidcCodes' | 'webhookDeliveries' | 'webhookEvents' | 'deliveredWebhookEvents'
 
@@ -456,6 +468,8 @@ export interface Store {
   prune(target: PruneTarget, before: number, limit: number): Promise<number>
   /** A named server-side secret, created by `create` the first time it is asked for. */
   serverSecret(name: string, create: () => string): Promise<string>
+  /** What a running server tells the CLI beside it (not secret): the public URL it serves under. */
+  serverSettings: ServerSettingsStore
   /** Throws when the database cannot answer. */
   ping(): Promise<void>
   migrationStatus(): Promise<{ applied: string[]; pending: string[] }>

@@ -78,6 +78,10 @@ export interface User {
   /** Moves on with every change of what proves the user (a new password, a second factor on,
    *  a disable): a session is started only at the epoch its proof was checked at. */
   sessionEpoch: number
+  /** When the user last proved they receive mail at `email` (an invitation or setup token
+   *  used, a verified sign-up, a reset by OTP) or an admin vouched for it; null: never, or
+   *  not since the address changed. */
+  emailVerifiedAt: number | null
 }
 
 export interface SetupToken {
@@ -229,7 +233,7 @@ export interface WebauthnChallenge {
   spentAt: number | null
 }
 
-export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used' | 'passkey-added' | 'signup-contested' | 'webhook-disabled'
+export type MailKind = 'password-reset-otp' | 'password-changed' | 'invitation' | 'signup-code' | 'signup-attempt' | 'mfa-enrolled' | 'mfa-disabled' | 'mfa-recovery-used' | 'passkey-added' | 'webhook-disabled'
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'expired'
 
 export interface OutboxMessage {

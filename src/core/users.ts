@@ -5,6 +5,7 @@ import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
 import { invitationMessage, newSetupToken } from './setup-password'
 import { getTenant, validateName } from './tenants'
+import type { UserFields } from './store'
 import { USER_TYPES, type SetupToken, type Tenant, type User, type UserType } from './types'
 
 /** The User object of the interface document. */
@@ -43,8 +44,15 @@ export function normaliseEmail(raw: unknown): string {
   return email
 }
 
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+/** The user as they see themselves (GET /me): whether their address is proven too. */
+export type OwnUserView = PublicUser & { emailVerifiedAt: string | null }
+
+export const toOwnUserView = (user: User, tenant: Tenant): OwnUserView => ({ ...toPublicUser(user, tenant), emailVerifiedAt: isoOrNull(user.emailVerifiedAt) })
+
 /** A user as an administrator sees it (the admin API and the CLI print this same shape). */
-export interface UserView extends PublicUser {
+export interface UserView extends OwnUserView {
   hasPassword: boolean
   disabled: boolean
   createdAt: string
@@ -53,7 +61,7 @@ export interface UserView extends PublicUser {
 
 export function toUserView(user: User, tenant: Tenant): UserView {
   return {
-    ...toPublicUser(user, tenant),
+    ...toOwnUserView(user, tenant),
     hasPassword: user.passwordHash !== null,
     disabled: user.disabledAt !== null,
     createdAt: new Date(user.createdAt).toISOString(),
@@ -62,10 +70,10 @@ export function toUserView(user: User, tenant: Tenant): UserView {
 }
 
 /** What creating a user answers: the User, plus the setup token when one was issued and not mailed. */
-export type CreatedUserView = PublicUser & { setupToken?: string; setupTokenExpiresAt?: string }
+export type CreatedUserView = OwnUserView & { setupToken?: string; setupTokenExpiresAt?: string }
 
 export function toCreatedUserView(created: CreatedUser): CreatedUserView {
-  const user = toPublicUser(created.user, created.tenant)
+  const user = toOwnUserView(created.user, created.tenant)
   const setup = created.setupToken
   return setup ? { ...user, setupToken: setup.token, setupTokenExpiresAt: new Date(setup.expiresAt).toISOString() } : user
 }
@@ -79,6 +87,8 @@ export interface NewUser {
   password?: string
   /** Mail the setup token (an invitation) instead of returning it. */
   invite?: boolean
+  /** The admin vouches that the user receives mail at `email`. */
+  emailVerified?: boolean
 }
 
 export interface CreatedUser {
@@ -109,6 +119,7 @@ export async function prepareUser(
     updatedAt: now,
     disabledAt: null,
     sessionEpoch: 0,
+    emailVerifiedAt: input.emailVerified === true ? now : null,
   }
   if (input.password !== undefined) {
     if (type === 'tenant') throw badRequest('Tenant users cannot have a password')
@@ -135,7 +146,11 @@ export async function createUser(
   const invitation = input.invite && setupToken ? invitationMessage(deps, tenant, user, setupToken.token, setupToken.record, user.createdAt, actor.language) : undefined
   if (!(await deps.store.users.insert(user, setupToken?.record, invitation))) throw emailTaken(user.email)
   if (invitation) deps.mailQueued.notify()
-  await audit(deps, 'user.created', actor, { tenantId: tenant.id, userId: user.id, detail: { type: user.type, withPassword: user.passwordHash !== null, invited: invitation !== undefined } })
+  await audit(deps, 'user.created', actor, {
+    tenantId: tenant.id,
+    userId: user.id,
+    detail: { type: user.type, withPassword: user.passwordHash !== null, invited: invitation !== undefined, ...(user.emailVerifiedAt !== null && { emailVerified: true }) },
+  })
   return { user, tenant, setupToken: setupToken && !invitation ? { token: setupToken.token, expiresAt: setupToken.record.expiresAt } : undefined }
 }
 
@@ -183,16 +198,32 @@ export async function viewUser(deps: Pick<Deps, 'store' | 'clock'>, userId: stri
 }
 
 export interface UserChanges {
+  email?: string
   firstName?: string
   lastName?: string
   type?: string
   disabled?: boolean
+  /** true: the admin vouches for the address (now); false: it is no longer taken as proven. */
+  emailVerified?: boolean
 }
 
-/** Names and type, and disabling (which ends every session, as setUserDisabled does). */
+/**
+ * Address, names and type, whether the address is proven, and disabling (which ends every
+ * session, as setUserDisabled does). A new address is not proven unless the same change says
+ * so; the setup tokens and OTPs mailed to the old one stop working with it.
+ */
 export async function updateUser(deps: Pick<Deps, 'store' | 'clock'>, userId: string, changes: UserChanges, actor: Actor = CLI_ACTOR): Promise<UserView> {
   let user = await getUser(deps, userId, actor)
-  const fields: Partial<Pick<User, 'firstName' | 'lastName' | 'type'>> = {}
+  const now = deps.clock.now()
+  const fields: UserFields = {}
+  if (changes.email !== undefined) {
+    const email = normaliseEmail(changes.email)
+    if (email !== user.email) Object.assign(fields, { email, emailVerifiedAt: null })
+  }
+  if (changes.emailVerified !== undefined) {
+    if (typeof changes.emailVerified !== 'boolean') throw badRequest('emailVerified must be true or false')
+    fields.emailVerifiedAt = changes.emailVerified ? now : null
+  }
   if (changes.firstName !== undefined) fields.firstName = validateName('firstName', changes.firstName)
   if (changes.lastName !== undefined) fields.lastName = validateName('lastName', changes.lastName)
   if (changes.type !== undefined) {
@@ -201,10 +232,15 @@ export async function updateUser(deps: Pick<Deps, 'store' | 'clock'>, userId: st
     if (type === 'tenant' && user.passwordHash !== null) throw badRequest('Tenant users cannot have a password')
     fields.type = type
   }
-  if (Object.keys(fields).length === 0 && changes.disabled === undefined) throw badRequest('Nothing to change: give firstName, lastName, type or disabled')
+  const asked = Object.keys(changes).filter((key) => key !== 'disabled' && changes[key as keyof UserChanges] !== undefined)
+  if (asked.length === 0 && changes.disabled === undefined) throw badRequest('Nothing to change: give email, firstName, lastName, type, emailVerified or disabled')
   const changed = Object.keys(fields)
   const togglesDisabled = changes.disabled !== undefined && changes.disabled !== (user.disabledAt !== null)
-  if (changed.length > 0) user = (await deps.store.users.update(userId, fields, deps.clock.now())) ?? notFoundUser(userId)
+  if (changed.length > 0) {
+    const updated = await deps.store.users.update(userId, fields, now)
+    if (updated === 'email-taken') throw emailTaken(fields.email!)
+    user = updated ?? notFoundUser(userId)
+  }
   // Every call is an event, even one that changed nothing; disabling audits itself.
   if (changed.length > 0 || !togglesDisabled) await audit(deps, 'user.updated', actor, { tenantId: user.tenantId, userId, detail: { fields: changed } })
   if (togglesDisabled) user = await setUserDisabled(deps, userId, changes.disabled!, actor)

@@ -87,6 +87,8 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
           .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
           .run()
         replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-changed', notice })
+        // The OTP was read in the mailbox.
+        db.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, userId)).run()
         return true
       })
     },
@@ -108,7 +110,8 @@ export function createSetupTokenStore(db: Db): SetupTokenStore {
     },
     async complete({ userId, passwordHash, now }) {
       return immediate(db, () => {
-        const set = db.update(users).set({ passwordHash, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.passwordHash))).run()
+        // The token reached the user by mail (or from an admin who took it for their address).
+        const set = db.update(users).set({ passwordHash, updatedAt: now, emailVerifiedAt: now }).where(and(eq(users.id, userId), isNull(users.passwordHash))).run()
         if (changesOf(set) !== 1) return false
         spendOutstandingSecrets(db, { userId }, now)
         return true

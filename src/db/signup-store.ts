@@ -15,7 +15,7 @@ export function createSignupStore(db: Db): SignupStore {
     .where(and(eq(pendingSignups.tenantId, sql.placeholder('tenantId')), eq(pendingSignups.emailKey, sql.placeholder('emailKey'))))
     .prepare()
   return {
-    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, seen, mail, contestedMail }) {
+    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, mail, replacingMail }) {
       return immediate(db, () => {
         const history = db
           .select({ issued: count(), lastIssuedAt: max(signupRequests.createdAt) })
@@ -24,10 +24,10 @@ export function createSignupStore(db: Db): SignupStore {
           .get()!
         const slot = slotFor(history)
         const current = pending ? byKey.get({ tenantId, emailKey }) : undefined
-        const contested = current !== undefined && (current.codeHash !== seen?.codeHash || seen.verdict === 'another')
+        const replacing = current !== undefined && current.spentAt === null && current.expiresAt > at
         // An issued request is logged at the time its mail leaves: the next one's interval counts from then.
         db.insert(signupRequests).values({ tenantId, emailKey, createdAt: slot?.at ?? at, issued: slot !== null }).run()
-        db.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(contested && { contested }), ...(slot && slot.at > at && { mailAt: slot.at }) } })).run()
+        db.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(replacing && { replacing }), ...(slot && slot.at > at && { mailAt: slot.at }) } })).run()
         if (pending) {
           // A newer sign-up ends the older one, whatever becomes of it: its code dies, and its mail if not yet sent.
           db.delete(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey))).run()
@@ -35,12 +35,9 @@ export function createSignupStore(db: Db): SignupStore {
         }
         if (!slot) return null
         const later = slot.at - at
-        if (contested) {
-          if (contestedMail) db.insert(mailOutbox).values({ ...contestedMail, nextAttemptAt: slot.at }).run()
-          return slot
-        }
+        const code = replacing && replacingMail ? replacingMail : mail
         if (pending) db.insert(pendingSignups).values({ ...pending, expiresAt: pending.expiresAt + later }).run()
-        if (mail) db.insert(mailOutbox).values({ ...mail, nextAttemptAt: slot.at, secretExpiresAt: mail.secretExpiresAt === null ? null : mail.secretExpiresAt + later }).run()
+        if (code) db.insert(mailOutbox).values({ ...code, nextAttemptAt: slot.at, secretExpiresAt: code.secretExpiresAt === null ? null : code.secretExpiresAt + later }).run()
         return slot
       })
     },

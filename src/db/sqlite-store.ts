@@ -18,7 +18,7 @@ import { createMfaStore } from './mfa-store'
 import { createPasskeyStore } from './passkey-store'
 import { createOidcStore } from './oidc-store'
 import { createSignupStore } from './signup-store'
-import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
 /** Users read per step when the stored hashes' parameters are counted. */
@@ -225,7 +225,17 @@ export function createSqliteStore(db: Db): Store {
           .all()
       },
       async update(id, changes, now) {
-        return immediate(() => db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null)
+        try {
+          return await immediate(() => {
+            const user = db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning().get() ?? null
+            // What was mailed to the old address must not prove the new one.
+            if (user && changes.email !== undefined) spendOutstandingSecrets(db, { userId: id }, now)
+            return user
+          })
+        } catch (error) {
+          if (isUniqueViolation(error)) return 'email-taken'
+          throw error
+        }
       },
       async erase(user) {
         const erased = await immediate(() => eraseUserInTransaction(db, user))
@@ -386,6 +396,15 @@ export function createSqliteStore(db: Db): Store {
         db.insert(serverSecrets).values({ name, value, createdAt: Date.now() }).run()
         return value
       })
+    },
+
+    serverSettings: {
+      async get(name) {
+        return db.select({ value: serverSettings.value }).from(serverSettings).where(eq(serverSettings.name, name)).get()?.value ?? null
+      },
+      async set(name, value, now) {
+        db.insert(serverSettings).values({ name, value, updatedAt: now }).onConflictDoUpdate({ target: serverSettings.name, set: { value, updatedAt: now } }).run()
+      },
     },
 
     async ping() {

@@ -14,6 +14,16 @@ const User = t.Object({
   type: t.Union([t.Literal('admin'), t.Literal('user'), t.Literal('tenant')]),
   tenant: Tenant,
 })
+/** The User with whether its address is proven: GET /me and the admin API's users. */
+const OwnUser = t.Composite([
+  User,
+  t.Object({
+    emailVerifiedAt: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+      description:
+        'When the user proved they receive mail at this address (an invitation or setup token used, a verified sign-up, a reset by OTP) or an admin vouched for it (emailVerified: true); null if never, or not since the address changed. The OpenID email_verified claim says whether it is set.',
+    }),
+  }),
+])
 const Session = t.Object({ response: t.Object({ accessToken: t.String({ description: 'ES256 JWT, 15 minutes' }), user: User }) })
 
 const SessionView = t.Object({
@@ -27,7 +37,7 @@ const SessionView = t.Object({
 })
 
 const UserView = t.Composite([
-  User,
+  OwnUser,
   t.Object({
     hasPassword: t.Boolean(),
     disabled: t.Boolean(),
@@ -36,7 +46,7 @@ const UserView = t.Composite([
   }),
 ])
 const CreatedUser = t.Composite([
-  User,
+  OwnUser,
   t.Object({
     setupToken: t.Optional(t.String({ description: 'Only for a user created without password or invite: hand it to the user for POST /setup-password' })),
     setupTokenExpiresAt: t.Optional(t.String({ format: 'date-time' })),
@@ -123,7 +133,7 @@ const TenantSettings = t.Object({
   }),
 })
 
-export const schemas = { TenantSettings, MfaChallenge, User, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView, PasskeyView, RequestOptions, CreationOptions, WebAuthnJSON }
+export const schemas = { TenantSettings, MfaChallenge, User, OwnUser, Session, SessionView, UserView, CreatedUser, UserPage, Invitation, AuditView, PasskeyView, RequestOptions, CreationOptions, WebAuthnJSON }
 
 export const API_KEY = [{ apiKey: [] }]
 export const REFRESH_COOKIE = [{ refreshCookie: [] }]

@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT the listener closes, in-flight requests and the mail in hand finish, then
 // the database closes.
 import { defaultPublicUrl, type Config } from '../config'
+import { PUBLIC_URL_SETTING } from '../core/store'
 import { MailWorker } from '../core/mail/worker'
 import { WebhookWorker } from '../core/webhooks/worker'
 import { redactUrl } from '../db/engine'
@@ -73,6 +74,12 @@ export async function startServer(runtime: Runtime, logger: Logger): Promise<Run
   webhookWorker.start()
   const housekeeping = startHousekeeping(runtime, logger)
   await warnOfPasskeysOff(runtime.store, bound, logger).catch((error) => logger.log('warn', 'checking the passkey relying parties failed', { error: String(error) }))
+  // The CLI beside the server writes its links (invitations, page URLs) to this address when
+  // AUTHD_PUBLIC_URL is unset there (cli/public-url.ts): AUTHD_PUBLIC_URL as set here, else the
+  // address actually listened on. Recorded before "listening" is said.
+  await runtime.store.serverSettings.set(PUBLIC_URL_SETTING, bound.publicUrl, runtime.clock.now()).catch((error) => {
+    logger.log('warn', 'recording the public URL for the CLI failed', { error: String(error) })
+  })
   logger.log('info', 'listening', {
     url,
     database: runtime.config.postgresUrl ? redactUrl(runtime.config.postgresUrl) : runtime.config.databasePath,

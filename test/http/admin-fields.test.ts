@@ -38,10 +38,10 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST',
     path: () => '/users',
     valid: { email: 'new@example.com', firstName: 'Ada', lastName: 'Lovelace' },
-    takes: 'email, firstName, lastName, type, password, invite',
+    takes: 'email, firstName, lastName, type, password, invite, emailVerified',
     illTyped: [{ email: 'new@example.com', firstName: 'Ada', lastName: 'Lovelace', invite: 'yes' }, 'invite must be a boolean'],
   },
-  { method: 'PATCH', path: (i) => `/users/${i.userId}`, valid: { firstName: 'Changed' }, takes: 'firstName, lastName, type, disabled', illTyped: [{ firstName: 42 }, 'firstName must be a string'] },
+  { method: 'PATCH', path: (i) => `/users/${i.userId}`, valid: { firstName: 'Changed' }, takes: 'email, firstName, lastName, type, disabled, emailVerified', illTyped: [{ firstName: 42 }, 'firstName must be a string'] },
   {
     method: 'PATCH',
     path: () => '/tenant',

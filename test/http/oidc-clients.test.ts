@@ -63,7 +63,7 @@ describe('/api/v1/admin/clients', () => {
 
 describe('authd clients', () => {
   it('create prints the secret once; list, update, rotate-secret and delete work by client id', async () => {
-    const authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
+    const authd = cliRunner(SOURCE_CLI, ctx.dir, { ...databaseEnv(ctx), AUTHD_PUBLIC_URL: ctx.runtime.config.publicUrl })
     const created = await authd(['--json', 'clients', 'create', '--tenant', ctx.tenantId, '--name', 'Grafana', '--redirect-uri', 'https://grafana.example/login/generic_oauth', '--redirect-uri', 'https://grafana.example/alt', '--first-party'])
     expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' })
     expect(created.json).toMatchObject({ client: { name: 'Grafana', firstParty: true, type: 'confidential', redirectUris: ['https://grafana.example/login/generic_oauth', 'https://grafana.example/alt'] }, issuer: `http://127.0.0.1:3000/t/${ctx.tenantId}` })

@@ -7,6 +7,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose'
 import * as oidc from 'openid-client'
 import { createApiKey } from '../../src/core/api-keys'
 import { createTenant } from '../../src/core/tenants'
+import { listUsers, updateUser } from '../../src/core/users'
 import { atHash } from '../../src/core/oidc/tokens'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
 import { formOn } from '../pages'
@@ -358,5 +359,23 @@ describe('OpenID Provider: prompt, max_age, login_hint, consent, and what the gr
       const revoke = await fetch(`${world.issuer}/revoke`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${client.id}:${clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body })
       expect(revoke.status).toBeLessThan(500)
     }
+  })
+})
+
+describe('OpenID Provider: email_verified says whether the address is proven', () => {
+  it('false for an address nobody proved, true once an admin vouches, false again after the address changes', async () => {
+    const { config } = await relyingParty(world)
+    const claimsNow = async () => {
+      const { tokens } = await codeFlow(config)
+      const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub)
+      return { idToken: tokens.claims()!.email_verified, userinfo: info.email_verified, email: info.email }
+    }
+    expect(await claimsNow()).toEqual({ idToken: false, userinfo: false, email })
+    const [user] = (await listUsers(world.ctx.runtime, world.ctx.tenantId, { email })).items
+    await updateUser(world.ctx.runtime, user!.userId, { emailVerified: true })
+    expect(await claimsNow()).toEqual({ idToken: true, userinfo: true, email })
+    await updateUser(world.ctx.runtime, user!.userId, { email: 'ada@example.org' })
+    email = 'ada@example.org'
+    expect(await claimsNow()).toEqual({ idToken: false, userinfo: false, email })
   })
 })

@@ -63,7 +63,7 @@ describe('PATCH /api/v1/admin/tenant: slug and branding', () => {
 
 describe('authd tenants update: slug and branding', () => {
   it('--slug, --accent-color and --logo FILE (a PNG, served by authd); a file that is no image is refused', async () => {
-    const authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
+    const authd = cliRunner(SOURCE_CLI, ctx.dir, { ...databaseEnv(ctx), AUTHD_PUBLIC_URL: ctx.runtime.config.publicUrl })
     const logo = join(ctx.dir, 'logo.png')
     writeFileSync(logo, PNG)
     const updated = await authd(['--json', 'tenants', 'update', ctx.tenantId, '--slug', 'acme', '--accent-color', '#112233', '--logo', logo])

@@ -34,6 +34,7 @@ export function registerClients(program: Command, env: Env) {
         const tenant = (await rt.store.tenants.get(tenantId))!
         return { client: toClientView(client), clientSecret, issuer: tenantPagesUrl(rt.config, tenant) }
       })
+      ctx.linkWritten()
       ctx.out.result(created, () => [
         `created ${summary(created.client)}`,
         `issuer: ${created.issuer}`,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { runDoctor } from '../doctor'
 import { contextFrom } from '../context'
+import { withRecordedPublicUrlIfReadable } from '../public-url'
 import type { Env } from '../index'
 
 const MARK = { ok: '✓', warn: '!', fail: '✗' } as const
@@ -11,7 +12,10 @@ export function registerDoctor(program: Command, env: Env) {
     .description('check the configuration, database, migrations, SMTP, permissions and signing-key age, and say what to fix (exit 1 on a failure)')
     .action(async (_: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env, { warnings: false })
-      const findings = await runDoctor(ctx.config(), ctx.env)
+      // Its transport check names the public URL: the one the CLI's links would use.
+      const { config, assumed } = await withRecordedPublicUrlIfReadable(ctx.config(), ctx.env)
+      const findings = await runDoctor(config, ctx.env)
+      ctx.linkWritten(assumed)
       ctx.out.result(findings, () =>
         findings.flatMap((f) => [`${MARK[f.status]} ${f.check}: ${f.detail}`, ...(f.fix ? [`    fix: ${f.fix}`] : [])]),
       )

@@ -61,6 +61,7 @@ export function registerTenants(program: Command, env: Env) {
         if (opts.returnToOrigin !== undefined) tenant = await setTenantReturnToOrigins(rt, tenantId, opts.returnToOrigin.filter((o) => o.trim() !== ''))
         return settingsOf(rt, tenant)
       })
+      ctx.linkWritten()
       const returnTo = updated.returnToOrigins.length > 0 ? `, return_to also to ${updated.returnToOrigins.join(', ')}` : ''
       ctx.out.result(updated, () => `${summary(updated)}, pages at ${updated.pagesUrl}${returnTo}`)
     })

@@ -23,6 +23,7 @@ export function registerUserPasswords(users: Command, env: Env) {
         return { invited, delivery: (await deliverNow(rt, invited.mailId)).says }
       })
       const view = toInvitationView(invited)
+      if (!ctx.config().inviteUrl) ctx.linkWritten()
       const expiresAt = view.expiresAt
       ctx.out.result(view, () => [
         `invitation for ${invited.user.email} ${delivery}`,

@@ -92,17 +92,30 @@ export function invitationMail(input: Localised & { tenantName: string; firstNam
   }
 }
 
-export function signupCodeMail(input: Localised & { tenantName: string; firstName: string; code: string; validMinutes: number }): MailContent {
+/** The code of a sign-up; `replacing`: it ended a pending one for the address, whose code is dead now. */
+export function signupCodeMail(input: Localised & { tenantName: string; firstName: string; code: string; validMinutes: number; at: number; replacing?: boolean }): MailContent {
   const { t, h } = translators(input.language)
-  const values = { tenant: input.tenantName, minutes: input.validMinutes }
+  const values = { tenant: input.tenantName, minutes: input.validMinutes, when: mailMoment(input.language, input.at) }
+  const replaced = input.replacing ? (['signupCode.replaced', 'signupCode.replacedNotYou'] as const) : []
   return {
     subject: t('signupCode.subject', values),
-    text: [greeting(t, input.firstName), '', t('signupCode.intro', values), '', `    ${input.code}`, '', t('signupCode.validity', values), t('signupCode.ignore')].join('\n'),
+    text: [
+      greeting(t, input.firstName),
+      '',
+      t('signupCode.intro', values),
+      '',
+      `    ${input.code}`,
+      '',
+      t('signupCode.validity', values),
+      ...replaced.map((key) => t(key, values)),
+      t('signupCode.ignore'),
+    ].join('\n'),
     html: layout(input.language, h('signupCode.title', values), [
       greeting(h, input.firstName),
       h('signupCode.intro', values),
       bigCode(input.code),
       h('signupCode.validity', values),
+      ...replaced.map((key) => h(key, values)),
       h('signupCode.ignore'),
     ]),
   }
@@ -144,18 +157,6 @@ export function passkeyAddedMail(input: Localised & { tenantName: string; firstN
     subject: t('passkeyAdded.subject', values),
     text: [greeting(t, input.firstName), '', ...lines.map((key) => t(key, values))].join('\n'),
     html: layout(input.language, h('passkeyAdded.subject', values), [greeting(h, input.firstName), ...lines.map((key) => h(key, values))]),
-  }
-}
-
-/** Two sign-ups with one address and different passwords: neither may be completed. */
-export function signupContestedMail(input: Localised & { tenantName: string; at: number }): MailContent {
-  const { t, h } = translators(input.language)
-  const values = { tenant: input.tenantName, when: mailMoment(input.language, input.at) }
-  const lines = ['signupContested.body', 'signupContested.advice'] as const
-  return {
-    subject: t('signupContested.subject', values),
-    text: [greeting(t, ''), '', ...lines.map((key) => t(key, values))].join('\n'),
-    html: layout(input.language, h('signupContested.subject', values), [greeting(h, ''), ...lines.map((key) => h(key, values))]),
   }
 }
 

@@ -186,9 +186,9 @@ async function issueTokens(
 export function userClaims(user: User, scopes: string[]): Record<string, unknown> {
   return {
     ...(scopes.includes('profile') && { name: `${user.firstName} ${user.lastName}`.trim(), given_name: user.firstName, family_name: user.lastName }),
-    // authd does not record whether an address was proven by mail (an admin may type one in),
-    // so it claims no verification it cannot show.
-    ...(scopes.includes('email') && { email: user.email, email_verified: false }),
+    // Verified once the user proved the address by mail (or an admin vouched for it); a new
+    // address is unverified until then.
+    ...(scopes.includes('email') && { email: user.email, email_verified: user.emailVerifiedAt !== null }),
   }
 }
 

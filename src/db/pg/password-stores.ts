@@ -88,6 +88,8 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
           .set({ attempts: maxAttempts })
           .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
         await replacePassword(tx, { userId, passwordHash, now, reason: 'password-changed', notice })
+        // The OTP was read in the mailbox.
+        await tx.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, userId))
         return true
       })
     },
@@ -111,7 +113,8 @@ export function createPgSetupTokenStore(db: PgDb): SetupTokenStore {
       return db.transaction(async (tx) => {
         const set = await tx
           .update(users)
-          .set({ passwordHash, updatedAt: now })
+          // The token reached the user by mail (or from an admin who took it for their address).
+          .set({ passwordHash, updatedAt: now, emailVerifiedAt: now })
           .where(and(eq(users.id, userId), isNull(users.passwordHash)))
           .returning({ id: users.id })
         if (set.length !== 1) return false

@@ -10,7 +10,7 @@ import { auditEvents, mailOutbox, pendingSignups, signupRequests, users } from '
 
 export function createPgSignupStore(db: PgDb): SignupStore {
   return {
-    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, seen, mail, contestedMail }) {
+    async request({ tenantId, emailKey, at, historySince, slot: slotFor, audit, pending, mail, replacingMail }) {
       return db.transaction(async (tx) => {
         // Two requests for one address at once, on any instances, must not both pass the limits.
         await lockKey(tx, `signup:${tenantId}:${emailKey}`)
@@ -21,21 +21,18 @@ export function createPgSignupStore(db: PgDb): SignupStore {
         const lastIssuedAt = history?.lastIssuedAt === null || history?.lastIssuedAt === undefined ? null : Number(history.lastIssuedAt)
         const slot = slotFor({ issued: Number(history?.issued ?? 0), lastIssuedAt })
         const [current] = pending ? await tx.select().from(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey))) : []
-        const contested = current !== undefined && (current.codeHash !== seen?.codeHash || seen.verdict === 'another')
+        const replacing = current !== undefined && current.spentAt === null && current.expiresAt > at
         await tx.insert(signupRequests).values({ tenantId, emailKey, createdAt: slot?.at ?? at, issued: slot !== null })
-        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(contested && { contested }), ...(slot && slot.at > at && { mailAt: slot.at }) } }))
+        await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(replacing && { replacing }), ...(slot && slot.at > at && { mailAt: slot.at }) } }))
         if (pending) {
           await tx.delete(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey)))
           if (mail) await tx.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.recipient, mail.recipient), eq(mailOutbox.kind, 'signup-code'), eq(mailOutbox.status, 'pending')))
         }
         if (!slot) return null
         const later = slot.at - at
-        if (contested) {
-          if (contestedMail) await tx.insert(mailOutbox).values({ ...contestedMail, nextAttemptAt: slot.at })
-          return slot
-        }
+        const code = replacing && replacingMail ? replacingMail : mail
         if (pending) await tx.insert(pendingSignups).values({ ...pending, expiresAt: pending.expiresAt + later })
-        if (mail) await tx.insert(mailOutbox).values({ ...mail, nextAttemptAt: slot.at, secretExpiresAt: mail.secretExpiresAt === null ? null : mail.secretExpiresAt + later })
+        if (code) await tx.insert(mailOutbox).values({ ...code, nextAttemptAt: slot.at, secretExpiresAt: code.secretExpiresAt === null ? null : code.secretExpiresAt + later })
         return slot
       })
     },

@@ -19,7 +19,7 @@ import { createPgMfaStore } from './mfa-store'
 import { createPgPasskeyStore } from './passkey-store'
 import { createPgOidcStore } from './oidc-store'
 import { createPgSignupStore } from './signup-store'
-import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
 async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean> {
@@ -283,8 +283,17 @@ function createRawPgStore(db: PgDb): Store {
           .orderBy(asc(users.id))
           .limit(limit),
       async update(id, changes, now) {
-        const [row] = await db.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning()
-        return row ?? null
+        try {
+          return await db.transaction(async (tx) => {
+            const [user] = await tx.update(users).set({ ...changes, updatedAt: now }).where(eq(users.id, id)).returning()
+            // What was mailed to the old address must not prove the new one.
+            if (user && changes.email !== undefined) await spendOutstandingSecrets(tx, { userId: id }, now)
+            return user ?? null
+          })
+        } catch (error) {
+          if (isPgUniqueViolation(error)) return 'email-taken'
+          throw error
+        }
       },
       // Deleted rows stay in PostgreSQL's files until VACUUM reclaims them (docs/security.md).
       erase: (user) => db.transaction((tx) => eraseUser(tx, user)),
@@ -429,6 +438,16 @@ function createRawPgStore(db: PgDb): Store {
       await db.insert(serverSecrets).values({ name, value: create(), createdAt: Date.now() }).onConflictDoNothing()
       const [row] = await db.select().from(serverSecrets).where(eq(serverSecrets.name, name))
       return row!.value
+    },
+
+    serverSettings: {
+      async get(name) {
+        const [row] = await db.select({ value: serverSettings.value }).from(serverSettings).where(eq(serverSettings.name, name))
+        return row?.value ?? null
+      },
+      async set(name, value, now) {
+        await db.insert(serverSettings).values({ name, value, updatedAt: now }).onConflictDoUpdate({ target: serverSettings.name, set: { value, updatedAt: now } })
+      },
     },
 
     async ping() {

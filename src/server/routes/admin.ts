@@ -51,6 +51,7 @@ export const adminRoutes = (deps: Deps) =>
           type: t.Optional(t.String()),
           password: t.Optional(t.String()),
           invite: t.Optional(t.Boolean()),
+          emailVerified: t.Optional(t.Boolean({ description: 'true: you vouch that the user receives mail at this address (emailVerifiedAt is set)' })),
         }),
         headers: t.Object({ 'idempotency-key': t.Optional(t.String()) }, { additionalProperties: true }),
         detail: {
@@ -86,12 +87,20 @@ export const adminRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: userIdParams,
-      ...strictBody({ firstName: t.Optional(t.String()), lastName: t.Optional(t.String()), type: t.Optional(t.String()), disabled: t.Optional(t.Boolean()) }),
+      ...strictBody({
+        email: t.Optional(t.String()),
+        firstName: t.Optional(t.String()),
+        lastName: t.Optional(t.String()),
+        type: t.Optional(t.String()),
+        disabled: t.Optional(t.Boolean()),
+        emailVerified: t.Optional(t.Boolean({ description: 'true: you vouch for the address (emailVerifiedAt set to now); false: clears it' })),
+      }),
       detail: {
         summary: 'Change a user',
-        description: 'Names, type, or disabled: disabling ends every session of the user at once and spends their OTPs and setup tokens.',
+        description:
+          'Address, names, type, emailVerified, or disabled: disabling ends every session of the user at once and spends their OTPs and setup tokens. A new address clears emailVerifiedAt (unless the same change sets emailVerified: true) and spends the setup tokens and OTPs mailed to the old one; one taken in the tenant is a 409.',
         security: ADMIN_KEY,
-        responses: responses({ status: 200, description: 'The user after the change', data: schemas.UserView }, [400, 401, 403, 404, 413, 503]),
+        responses: responses({ status: 200, description: 'The user after the change', data: schemas.UserView }, [400, 401, 403, 404, 409, 413, 503]),
       },
     })
     .delete('/users/:userId', async ({ params, admin }) => envelope(200, 'User deleted', await deleteUser(deps, params.userId, admin)), {

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { changePasswordInSession, endAllSessions, endSession, listSessions } from '../../core/signed-in-user'
-import { toPublicUser } from '../../core/users'
+import { toOwnUserView, toPublicUser } from '../../core/users'
 import { envelope } from '../errors'
 import { BEARER, responses, schemas } from '../openapi'
 import { bearerGuard } from '../plugins/bearer'
@@ -13,9 +13,9 @@ export const meRoutes = (deps: Deps) =>
   new Elysia()
     .use(clientActor(deps.config.trustedProxies))
     .use(bearerGuard(deps))
-    .get('/me', ({ caller }) => envelope(200, 'Current user', toPublicUser(caller.user, caller.tenant)), {
+    .get('/me', ({ caller }) => envelope(200, 'Current user', toOwnUserView(caller.user, caller.tenant)), {
       bearer: true,
-      detail: { summary: 'The signed-in user', security: BEARER, responses: responses({ status: 200, description: 'The user', data: schemas.User }, [401, 403]) },
+      detail: { summary: 'The signed-in user', security: BEARER, responses: responses({ status: 200, description: 'The user', data: schemas.OwnUser }, [401, 403]) },
     })
     .get('/sessions', async ({ caller }) => envelope(200, 'Sessions', await listSessions(deps, caller.user.id, caller.sessionId)), {
       bearer: true,

@@ -29,16 +29,13 @@ export const de: MailCatalogue = {
   'signupCode.intro': 'Jemand möchte mit dieser Adresse ein Konto bei {tenant} anlegen. Um zu bestätigen, dass es Ihre ist, geben Sie diesen Code ein:',
   'signupCode.validity': 'Er ist {minutes} Minuten lang gültig und kann einmal verwendet werden. Nur der neueste Code gilt.',
   'signupCode.ignore': 'Wenn Sie sich nicht registriert haben, ignorieren Sie diese E-Mail: Ohne diesen Code wird kein Konto angelegt.',
+  'signupCode.replaced': 'Diese Registrierung, angefordert am {when}, hat eine frühere für diese Adresse ersetzt: Der dafür gesendete Code gilt nicht mehr, nur noch dieser neueste.',
+  'signupCode.replacedNotYou': 'Der Code legt das Konto mit dem Passwort an, das bei dieser neuesten Registrierung gewählt wurde. Wenn Sie sie nicht angefordert haben, geben Sie den Code nicht ein: Registrieren Sie sich erneut und verwenden Sie den Code Ihrer eigenen Registrierung.',
 
   'signupAttempt.subject': '{tenant}: Jemand wollte sich mit Ihrer Adresse registrieren',
   'signupAttempt.title': '{tenant}: Registrierungsversuch',
   'signupAttempt.body': 'Am {when} wollte jemand mit Ihrer Adresse ein Konto bei {tenant} anlegen, doch sie hat bereits eines. Es wurde kein Konto angelegt und nichts geändert.',
   'signupAttempt.advice': 'Wenn Sie es waren, melden Sie sich stattdessen an, oder setzen Sie Ihr Passwort zurück, falls Sie es vergessen haben. Wenn nicht, müssen Sie nichts tun.',
-
-  'signupContested.subject': '{tenant}: Bitte registrieren Sie sich erneut',
-  'signupContested.body':
-    'Am {when} wurde mit Ihrer Adresse eine zweite Registrierung bei {tenant} vorgenommen, mit einem anderen Passwort als die erste. Da wir nicht erkennen können, welche von Ihnen stammt, kann keine abgeschlossen werden: Die dafür gesendeten Codes gelten nicht mehr.',
-  'signupContested.advice': 'Wenn Sie sich registrieren wollten, registrieren Sie sich erneut. Wenn nicht, müssen Sie nichts tun: Es wurde kein Konto angelegt.',
 
   'mfa.enrolled.subject': '{tenant}: Die Zwei-Faktor-Authentifizierung wurde eingeschaltet',
   'mfa.enrolled.event': 'Am {when} wurde die Zwei-Faktor-Authentifizierung für Ihr Konto bei {tenant} eingeschaltet.',

@@ -29,16 +29,13 @@ export const en = {
   'signupCode.intro': 'Someone asked to create a {tenant} account with this address. To confirm that it is yours, enter this code:',
   'signupCode.validity': 'It is valid for {minutes} minutes and can be used once. Only the latest code works.',
   'signupCode.ignore': 'If you did not sign up, ignore this mail: no account is created without this code.',
+  'signupCode.replaced': 'This sign-up, asked for on {when}, replaced an earlier one for this address: the code sent for that one no longer works, only this newest code does.',
+  'signupCode.replacedNotYou': 'The code creates the account with the password chosen in this newest sign-up. If you did not ask for it, do not enter the code: sign up again, and use the code of your own sign-up.',
 
   'signupAttempt.subject': '{tenant}: someone tried to sign up with your address',
   'signupAttempt.title': '{tenant}: sign-up attempt',
   'signupAttempt.body': 'On {when} someone tried to create a {tenant} account with your address, which already has one. No account was created and nothing changed.',
   'signupAttempt.advice': 'If it was you, log in instead, or reset your password if you have forgotten it. If it was not you, you need not do anything.',
-
-  'signupContested.subject': '{tenant}: sign up again',
-  'signupContested.body':
-    'On {when}, a second sign-up for a {tenant} account was made with your address, with another password than the first. As we cannot tell which of them was yours, neither can be completed: the codes sent for them no longer work.',
-  'signupContested.advice': 'If you were signing up, sign up again. If you were not, you need not do anything: no account was created.',
 
   'mfa.enrolled.subject': '{tenant}: two-factor authentication was turned on',
   'mfa.enrolled.event': 'On {when}, two-factor authentication was turned on for your {tenant} account.',
