@@ -114,7 +114,7 @@ describe('authd clients', () => {
     const listed = await authd(['clients', 'list', '--tenant', ctx.tenantId])
     expect(listed.stdout).toMatch(/idTokenAlg/)
     expect(listed.stdout).toMatch(new RegExp(`${plain.clientId}.*RS256`))
-    expect((await authd(['--json', 'clients', 'update', plain.clientId, '--id-token-alg', 'ES256'])).json.idTokenAlg).toBe('ES256')
+    expect((await authd(['--json', 'clients', 'update', plain.clientId, '--id-token-alg', 'es256'])).json.idTokenAlg).toBe('ES256')
     for (const wrong of [['create', ...['--tenant', ctx.tenantId, '--name', 'X', '--redirect-uri', 'https://x.example/cb']], ['update', plain.clientId]]) {
       const refused = await authd(['clients', ...wrong, '--id-token-alg', 'HS256'])
       expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: 'authd: --id-token-alg must be RS256 or ES256, not "HS256"\n' })

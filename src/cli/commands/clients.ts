@@ -15,10 +15,12 @@ const summary = (c: ClientView) => `${c.type} client ${c.name} (${c.clientId}), 
 
 const ID_TOKEN_ALG_HELP = 'how its ID tokens are signed: RS256 (the default, which every relying party accepts) or ES256'
 
-/** --id-token-alg, checked here so the error names the flag. */
+/** --id-token-alg, checked here so the error names the flag (`es256` is taken for ES256: a typed flag, not a JOSE header). */
 function idTokenAlgOption(value: string | undefined): IdTokenAlg | undefined {
-  if (value !== undefined && !ID_TOKEN_ALGS.includes(value as IdTokenAlg)) throw new UsageError(`--id-token-alg must be ${ID_TOKEN_ALGS.join(' or ')}, not ${JSON.stringify(value)}`)
-  return value as IdTokenAlg | undefined
+  if (value === undefined) return undefined
+  const alg = value.toUpperCase() as IdTokenAlg
+  if (!ID_TOKEN_ALGS.includes(alg)) throw new UsageError(`--id-token-alg must be ${ID_TOKEN_ALGS.join(' or ')}, not ${JSON.stringify(value)}`)
+  return alg
 }
 
 export function registerClients(program: Command, env: Env) {
