@@ -162,11 +162,21 @@ describe('authd CLI', () => {
     const tenantId = await setUpTenant()
     const first = ok(await authd(['--json', 'keys', 'rotate']))
     const second = ok(await authd(['--json', 'keys', 'rotate']))
+    // One key of each algorithm; the ES256 key (access tokens') at the top, as before the RSA key.
+    expect(second).toEqual({ kid: second.keys[0].kid, alg: 'ES256', createdAt: expect.any(String), keys: [expect.objectContaining({ alg: 'ES256' }), expect.objectContaining({ alg: 'RS256' })] })
     const keys = ok(await authd(['--json', 'keys', 'list']))
-    expect(keys.map((k: any) => [k.kid, k.active, k.published])).toEqual([
-      [first.kid, false, true],
-      [second.kid, true, true],
-    ])
+    expect(keys.map((k: any) => [k.kid, k.alg, k.active, k.published]).sort()).toEqual([
+      [first.keys[0].kid, 'ES256', false, true],
+      [first.keys[1].kid, 'RS256', false, true],
+      [second.keys[0].kid, 'ES256', true, true],
+      [second.keys[1].kid, 'RS256', true, true],
+    ].sort())
+    expect((await authd(['keys', 'rotate'])).stdout).toMatch(/^new signing key \S+ \(ES256\) is now active\nnew signing key \S+ \(RS256\) is now active\n$/)
+    // Revoking the RSA key replaces it with an RSA key.
+    const rsaKid = ok(await authd(['--json', 'keys', 'list'])).findLast((k: any) => k.alg === 'RS256' && k.active).kid
+    const revoked = ok(await authd(['--json', 'keys', 'revoke', '--', rsaKid]))
+    expect(revoked).toEqual({ kid: rsaKid, alg: 'RS256', replacementKid: expect.any(String), sessionsRevoked: 0 })
+    expect(ok(await authd(['--json', 'keys', 'list'])).filter((k: any) => k.active).map((k: any) => k.alg).sort()).toEqual(['ES256', 'RS256'])
     const user = ok(await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B']))
     expect(ok(await authd(['--json', 'sessions', 'revoke', '--user', user.userId]))).toEqual({ userId: user.userId, revoked: 0 })
   })

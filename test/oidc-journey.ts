@@ -42,16 +42,17 @@ export async function startOidcWorld(configOverrides: Partial<Config> = {}): Pro
 }
 
 /** A registered client and openid-client's Configuration for it (discovery over HTTP). */
-export async function relyingParty(world: OidcWorld, options: { public?: boolean; firstParty?: boolean; auth?: 'basic' | 'post'; tenantId?: string; issuer?: string } = {}) {
+export async function relyingParty(world: OidcWorld, options: { public?: boolean; firstParty?: boolean; auth?: 'basic' | 'post'; tenantId?: string; issuer?: string; idTokenAlg?: 'RS256' | 'ES256'; metadata?: Partial<oidc.ClientMetadata> } = {}) {
   const { client, clientSecret } = await createClient(world.ctx.runtime, options.tenantId ?? world.ctx.tenantId, {
     name: 'Wiki',
     redirectUris: [CALLBACK],
     postLogoutRedirectUris: ['http://127.0.0.1:9/signed-out'],
     public: options.public ?? false,
     firstParty: options.firstParty ?? true,
+    idTokenAlg: options.idTokenAlg,
   })
   const auth = clientSecret === null ? oidc.None() : options.auth === 'post' ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret)
-  const config = await oidc.discovery(new URL(options.issuer ?? world.issuer), client.id, undefined, auth, { execute: [oidc.allowInsecureRequests] })
+  const config = await oidc.discovery(new URL(options.issuer ?? world.issuer), client.id, options.metadata, auth, { execute: [oidc.allowInsecureRequests] })
   return { client, clientSecret, config }
 }
 

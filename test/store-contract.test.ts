@@ -359,6 +359,24 @@ for (const [engine, define, open] of engines) {
       expect((await e.store.sessions.findToken(signed.tokenHash))!.family).toMatchObject({ revokedAt: now + 1, revokedReason: 'signing-key-revoked' })
     }))
 
+    it('adds one key per algorithm when instances start together; a rotation retires only its own algorithm’s key', withEngine(async (e) => {
+      const { generateSigningKey, KeyRing } = await import('../src/core/signing-keys')
+      const clock = { now: () => now }
+      // Six instances (on two connections) start on a database without keys: one of each algorithm.
+      const rings = Array.from({ length: 6 }, (_, i) => new KeyRing((i % 2 ? e.second() : e.store).signingKeys, clock, 900))
+      await Promise.all(rings.map((ring) => ring.ensureKey()))
+      const keys = await e.store.signingKeys.list()
+      expect(keys.map((k) => k.alg).sort()).toEqual(['ES256', 'RS256'])
+      const kids = new Set(await Promise.all(rings.map(async (ring) => `${(await ring.signingKey('ES256')).kid} ${(await ring.signingKey('RS256')).kid}`)))
+      expect(kids.size).toBe(1)
+      // Two racing for the same algorithm once one is active add nothing.
+      expect(await Promise.all([e.store.signingKeys.insertIfNoneActive(generateSigningKey(now, 'RS256')), e.second().signingKeys.insertIfNoneActive(generateSigningKey(now, 'RS256'))])).toEqual([false, false])
+      const rsa = generateSigningKey(now + 1, 'RS256')
+      await e.store.signingKeys.insertAndRetireOthers(rsa)
+      const after = await e.store.signingKeys.list()
+      expect(after.filter((k) => k.retiredAt === null).map((k) => [k.kid, k.alg]).sort()).toEqual([[keys.find((k) => k.alg === 'ES256')!.kid, 'ES256'], [rsa.kid, 'RS256']].sort())
+    }))
+
     it('prunes only rows past retention, in bounded batches', withEngine(async ({ store }) => {
       for (let i = 0; i < 5; i++) await store.audit.record({ at: now - 10_000 + i, type: 'x', tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: null })
       await store.audit.record({ at: now, type: 'kept', tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: { a: 1 } })
@@ -553,7 +571,7 @@ for (const [engine, define, open] of engines) {
 
     it('redeems an OpenID code once when 20 redemptions race from two connections; a reuse revokes its grant; consents widen and withdraw; a deleted client loses its grants', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, createdAt: now, updatedAt: now }
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', createdAt: now, updatedAt: now }
       await e.store.oidc.insertClient(client)
       expect(await e.store.oidc.getClient(client.id)).toEqual(client)
       expect((await e.store.oidc.updateClient(client.id, { redirectUris: ['https://wiki.example/a', 'https://wiki.example/b'], updatedAt: now + 1 }))?.redirectUris).toEqual(['https://wiki.example/a', 'https://wiki.example/b'])

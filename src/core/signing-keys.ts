@@ -1,6 +1,9 @@
-// Access-token signing keys. ES256 (P-256) rather than EdDSA: every mainstream JWT library
-// and API gateway verifies it. The newest key signs; a rotated-out key stays in the JWKS
-// until every token it signed has expired, then drops out.
+// Signing keys. ES256 (P-256) rather than EdDSA for access tokens: every mainstream JWT library
+// and API gateway verifies it. RS256 (RSA 2048) beside it for ID tokens only: OpenID Connect's
+// default, the one algorithm every relying party accepts (Discovery §3: the OP MUST offer it),
+// for clients that do not ask for ES256. One key of each algorithm is active at a time; the
+// newest signs, and a rotated-out key stays in the JWKS until every token it signed has
+// expired, then drops out.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Clock } from './clock'
@@ -8,7 +11,10 @@ import type { Deps } from './deps'
 import { notFoundById } from './errors'
 import { randomToken } from './secrets'
 import type { SigningKeyStore } from './store'
-import type { JsonWebKey, SigningKeyRecord } from './types'
+import type { JsonWebKey, SigningAlg, SigningKeyRecord } from './types'
+
+/** The algorithms authd keeps a signing key for, access tokens' first. */
+export const SIGNING_ALGS: readonly SigningAlg[] = ['ES256', 'RS256']
 
 /** A random kid that does not begin with '-': operators pass it to `authd keys revoke`, where
  *  one that did (1 in 64) was read as an option. */
@@ -19,13 +25,13 @@ export function commandLineSafeKid(): string {
   }
 }
 
-export function generateSigningKey(now: number): SigningKeyRecord {
-  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+export function generateSigningKey(now: number, alg: SigningAlg = 'ES256'): SigningKeyRecord {
+  const { publicKey, privateKey } = alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const kid = commandLineSafeKid()
   return {
     kid,
-    alg: 'ES256',
-    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES256', use: 'sig' },
+    alg,
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg, use: 'sig' },
     privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     createdAt: now,
     retiredAt: null,
@@ -33,23 +39,29 @@ export function generateSigningKey(now: number): SigningKeyRecord {
   }
 }
 
-export async function rotateSigningKey(store: SigningKeyStore, clock: Clock): Promise<SigningKeyRecord> {
-  const key = generateSigningKey(clock.now())
+/** A new key for `alg`, retiring that algorithm's active key (the other algorithm's stays). */
+export async function rotateSigningKey(store: SigningKeyStore, clock: Clock, alg: SigningAlg = 'ES256'): Promise<SigningKeyRecord> {
+  const key = generateSigningKey(clock.now(), alg)
   await store.insertAndRetireOthers(key)
   return key
 }
 
-/** `authd keys rotate`: a new signing key, audited. */
-export async function rotateKeys(deps: Pick<Deps, 'store' | 'clock'>, actor: Actor = CLI_ACTOR): Promise<SigningKeyRecord> {
-  const key = await rotateSigningKey(deps.store.signingKeys, deps.clock)
-  await audit(deps, 'signing_key.rotated', actor, { detail: { kid: key.kid } })
-  return key
+/** `authd keys rotate`: a new key of each algorithm, each audited; access tokens' (ES256) first. */
+export async function rotateKeys(deps: Pick<Deps, 'store' | 'clock'>, actor: Actor = CLI_ACTOR): Promise<SigningKeyRecord[]> {
+  const keys: SigningKeyRecord[] = []
+  for (const alg of SIGNING_ALGS) {
+    const key = await rotateSigningKey(deps.store.signingKeys, deps.clock, alg)
+    await audit(deps, 'signing_key.rotated', actor, { detail: { kid: key.kid, alg } })
+    keys.push(key)
+  }
+  return keys
 }
 
 /**
  * `authd keys revoke KID`, for a leaked key: out of the JWKS at once (so no verifier that
- * refetches it accepts a token the key signed, genuine or forged), a new active key if it was
- * the active one, and every session it signed an access token for ended. Servers re-read the
+ * refetches it accepts a token the key signed, genuine or forged), a new active key of its
+ * algorithm if it was the active one, and every session it signed an access token for ended
+ * (an RSA key signs ID tokens only, so none). Servers re-read the
  * key ring every KEY_RING_RELOAD_MS, so one may still sign with the key until then: the
  * sessions are swept once more after that interval has passed.
  */
@@ -58,17 +70,21 @@ export async function revokeSigningKey(
   kid: string,
   actor: Actor = CLI_ACTOR,
   settleMs = KEY_RING_RELOAD_MS + 1000,
-): Promise<{ kid: string; replacementKid: string | null; sessionsRevoked: number }> {
+): Promise<{ kid: string; alg: SigningAlg; replacementKid: string | null; sessionsRevoked: number }> {
   const key = (await deps.store.signingKeys.list()).find((k) => k.kid === kid)
   if (!key) throw notFoundById('Signing key', kid)
-  const replacement = key.retiredAt === null && key.revokedAt === null ? generateSigningKey(deps.clock.now()) : null
+  const replacement = key.retiredAt === null && key.revokedAt === null ? generateSigningKey(deps.clock.now(), key.alg) : null
   const first = await deps.store.signingKeys.revoke(kid, deps.clock.now(), replacement)
   if (!first) throw notFoundById('Signing key', kid)
-  await Bun.sleep(settleMs)
-  const late = await deps.store.signingKeys.revokeSessionsSignedBy(kid, deps.clock.now())
+  let late = 0
+  // (an RSA key signs no access token, so it has no session to sweep again)
+  if (key.alg === 'ES256') {
+    await Bun.sleep(settleMs)
+    late = await deps.store.signingKeys.revokeSessionsSignedBy(kid, deps.clock.now())
+  }
   const sessionsRevoked = first.sessionsRevoked + late
-  await audit(deps, 'signing_key.revoked', actor, { detail: { kid, replacementKid: replacement?.kid ?? null, sessionsRevoked } })
-  return { kid, replacementKid: replacement?.kid ?? null, sessionsRevoked }
+  await audit(deps, 'signing_key.revoked', actor, { detail: { kid, alg: key.alg, replacementKid: replacement?.kid ?? null, sessionsRevoked } })
+  return { kid, alg: key.alg, replacementKid: replacement?.kid ?? null, sessionsRevoked }
 }
 
 /** Still published: not revoked, and active or retired recently enough that tokens it signed may be live. */
@@ -81,6 +97,7 @@ export const KEY_RING_RELOAD_MS = 5000
 
 export interface ActiveSigningKey {
   kid: string
+  alg: SigningAlg
   privateKey: KeyObject
 }
 
@@ -91,7 +108,7 @@ export interface ActiveSigningKey {
 export class KeyRing {
   private loadedAt = -Infinity
   private records: SigningKeyRecord[] = []
-  private active: ActiveSigningKey | null = null
+  private readonly active = new Map<SigningAlg, ActiveSigningKey>()
   private readonly publicKeys = new Map<string, KeyObject>()
 
   constructor(
@@ -101,33 +118,42 @@ export class KeyRing {
     private readonly reloadMs = KEY_RING_RELOAD_MS,
   ) {}
 
-  /** Makes sure a signing key exists (the first start creates one). */
-  async ensureKey(): Promise<void> {
+  /**
+   * Makes sure a key of each of `algs` is active: the first start creates them, and the first
+   * start after an upgrade the RSA key. The store adds one only while none of its algorithm is
+   * active, so instances starting together add one in all.
+   */
+  async ensureKey(algs: readonly SigningAlg[] = SIGNING_ALGS): Promise<void> {
     await this.reload()
-    if (!this.active) {
-      await rotateSigningKey(this.store, this.clock)
-      await this.reload()
-    }
+    const missing = algs.filter((alg) => !this.active.has(alg))
+    if (missing.length === 0) return
+    for (const alg of missing) await this.store.insertIfNoneActive(generateSigningKey(this.clock.now(), alg))
+    await this.reload()
   }
 
-  async signingKey(): Promise<ActiveSigningKey> {
-    if (this.clock.now() - this.loadedAt > this.reloadMs || !this.active) await this.ensureKey()
-    return this.active!
-  }
-
-  /** Read fresh from the store every time: a revoked key leaves the JWKS at once. */
-  async jwks(): Promise<{ keys: JsonWebKey[] }> {
-    await this.reload()
-    const now = this.clock.now()
-    return { keys: this.records.filter((k) => isPublished(k, now, this.accessTokenTtlSec)).map((k) => k.publicJwk) }
+  /** The active key of `alg` (ES256: access tokens'). */
+  async signingKey(alg: SigningAlg = 'ES256'): Promise<ActiveSigningKey> {
+    if (this.clock.now() - this.loadedAt > this.reloadMs || !this.active.has(alg)) await this.ensureKey([alg])
+    return this.active.get(alg)!
   }
 
   /**
-   * The public key of a published key (for verifying tokens), or null. The ring re-reads the
+   * Read fresh from the store every time: a revoked key leaves the JWKS at once. `algs` narrows
+   * it (the HTTP API's JWKS lists the access-token keys only).
+   */
+  async jwks(algs: readonly SigningAlg[] = SIGNING_ALGS): Promise<{ keys: JsonWebKey[] }> {
+    await this.reload()
+    const now = this.clock.now()
+    return { keys: this.records.filter((k) => algs.includes(k.alg) && isPublished(k, now, this.accessTokenTtlSec)).map((k) => k.publicJwk) }
+  }
+
+  /**
+   * The public key of a published key of `alg` (for verifying tokens), or null: a token whose
+   * header names an RSA key is no access token, whatever else it says. The ring re-reads the
    * store at most every reload interval, so a revocation or rotation elsewhere counts within it.
    */
-  async publicKey(kid: string): Promise<KeyObject | null> {
-    const find = () => this.records.find((k) => k.kid === kid && isPublished(k, this.clock.now(), this.accessTokenTtlSec))
+  async publicKey(kid: string, alg: SigningAlg = 'ES256'): Promise<KeyObject | null> {
+    const find = () => this.records.find((k) => k.kid === kid && k.alg === alg && isPublished(k, this.clock.now(), this.accessTokenTtlSec))
     if (this.clock.now() - this.loadedAt > this.reloadMs) await this.reload()
     const record = find()
     if (!record) return null
@@ -141,11 +167,10 @@ export class KeyRing {
 
   private async reload(): Promise<void> {
     this.records = await this.store.list()
-    const newest = this.records.findLast((k) => k.retiredAt === null && k.revokedAt === null)
-    if (newest && newest.kid !== this.active?.kid) {
-      this.active = { kid: newest.kid, privateKey: createPrivateKey(newest.privateKeyPem) }
-    } else if (!newest) {
-      this.active = null
+    for (const alg of SIGNING_ALGS) {
+      const newest = this.records.findLast((k) => k.alg === alg && k.retiredAt === null && k.revokedAt === null)
+      if (!newest) this.active.delete(alg)
+      else if (newest.kid !== this.active.get(alg)?.kid) this.active.set(alg, { kid: newest.kid, alg, privateKey: createPrivateKey(newest.privateKeyPem) })
     }
     this.loadedAt = this.clock.now()
   }

@@ -314,8 +314,11 @@ export interface OutboxStore {
 }
 
 export interface SigningKeyStore {
-  /** Adds the new key and retires every other active key at the same instant. */
+  /** Adds the new key and retires every other active key of its algorithm at the same instant. */
   insertAndRetireOthers(key: SigningKeyRecord): Promise<void>
+  /** Adds the key unless one of its algorithm is active (checked and written in one
+   *  transaction, so of instances starting together one adds it); true if added. */
+  insertIfNoneActive(key: SigningKeyRecord): Promise<boolean>
   list(): Promise<SigningKeyRecord[]>
   /**
    * Marks the key revoked (and retired), adds `replacement` as the active key when given, and

@@ -93,9 +93,13 @@ export interface SetupToken {
   usedAt: number | null
 }
 
+/** ES256 signs access tokens and the ID tokens of clients that ask for it; RS256 (RSA 2048)
+ *  signs the other ID tokens (OpenID Connect's default, which every relying party accepts). */
+export type SigningAlg = 'ES256' | 'RS256'
+
 export interface SigningKeyRecord {
   kid: string
-  alg: 'ES256'
+  alg: SigningAlg
   publicJwk: JsonWebKey
   privateKeyPem: string
   createdAt: number

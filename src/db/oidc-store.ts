@@ -11,7 +11,7 @@ import { auditEvents, oidcClients, oidcCodes, oidcConsents, refreshFamilies, ref
 
 type ClientRow = typeof oidcClients.$inferSelect
 
-export const toClient = (row: ClientRow): OidcClient => ({ ...row, redirectUris: JSON.parse(row.redirectUris), postLogoutRedirectUris: JSON.parse(row.postLogoutRedirectUris) })
+export const toClient = (row: ClientRow): OidcClient => ({ ...row, idTokenAlg: row.idTokenAlg as OidcClient['idTokenAlg'], redirectUris: JSON.parse(row.redirectUris), postLogoutRedirectUris: JSON.parse(row.postLogoutRedirectUris) })
 export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => {
   const { redirectUris, postLogoutRedirectUris, ...rest } = client
   return { ...rest, ...(redirectUris && { redirectUris: JSON.stringify(redirectUris) }), ...(postLogoutRedirectUris && { postLogoutRedirectUris: JSON.stringify(postLogoutRedirectUris) }) }

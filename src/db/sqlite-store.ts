@@ -294,8 +294,16 @@ export function createSqliteStore(db: Db): Store {
     signingKeys: {
       async insertAndRetireOthers(key) {
         await immediate(() => {
-          db.update(signingKeys).set({ retiredAt: key.createdAt }).where(isNull(signingKeys.retiredAt)).run()
+          db.update(signingKeys).set({ retiredAt: key.createdAt }).where(and(isNull(signingKeys.retiredAt), eq(signingKeys.alg, key.alg))).run()
           db.insert(signingKeys).values({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).run()
+        })
+      },
+      async insertIfNoneActive(key) {
+        return immediate(() => {
+          const active = db.select({ kid: signingKeys.kid }).from(signingKeys).where(and(isNull(signingKeys.retiredAt), eq(signingKeys.alg, key.alg))).get()
+          if (active) return false
+          db.insert(signingKeys).values({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).run()
+          return true
         })
       },
       async list() {

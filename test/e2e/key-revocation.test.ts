@@ -39,7 +39,7 @@ describe('authd keys revoke', () => {
       expect({ goneWhileRunning, endedFirstWith: goneWhileRunning ? null : (await revoke).stderr }).toEqual({ goneWhileRunning: true, endedFirstWith: null })
       expect((await jwks()).keys.map((k) => k.kid)).toEqual([rotated])
       const result = await revoke
-      expect(result.json).toEqual({ kid: leakedKid, replacementKid: null, sessionsRevoked: 1 })
+      expect(result.json).toEqual({ kid: leakedKid, alg: 'ES256', replacementKid: null, sessionsRevoked: 1 })
 
       expect((await refresh(leakedSession.refreshCookie!)).status).toBe(401)
       const still = await refresh(otherSession.refreshCookie!)
@@ -51,7 +51,7 @@ describe('authd keys revoke', () => {
       // Revoking the active key puts a new one in its place at once.
       const secondRun = await authd(['--json', 'keys', 'revoke', rotated])
       // (stderr beside the output: when the command fails, it says why)
-      expect({ output: secondRun.json, stderr: secondRun.stderr }).toEqual({ output: { kid: rotated, replacementKid: expect.any(String), sessionsRevoked: 1 }, stderr: '' })
+      expect({ output: secondRun.json, stderr: secondRun.stderr }).toEqual({ output: { kid: rotated, alg: 'ES256', replacementKid: expect.any(String), sessionsRevoked: 1 }, stderr: '' })
       const second = secondRun.json
       expect((await jwks()).keys.map((k) => k.kid)).toEqual([second.replacementKid])
       const fresh = await login()

@@ -61,6 +61,26 @@ describe('/api/v1/admin/clients', () => {
   })
 })
 
+describe('/api/v1/admin/clients: the ID-token algorithm', () => {
+  it('is RS256 unless the client asks for ES256, changes with PATCH, and anything else is a 400 naming both', async () => {
+    const plain = (await admin('POST', '/clients', { name: 'Wiki', redirectUris: ['https://wiki.example/cb'] })).json.data.client
+    expect(plain.idTokenAlg).toBe('RS256')
+    const es = (await admin('POST', '/clients', { name: 'Grafana', redirectUris: ['https://grafana.example/cb'], idTokenAlg: 'ES256' })).json.data.client
+    expect(es.idTokenAlg).toBe('ES256')
+    expect((await admin('GET', `/clients/${es.clientId}`)).json.data.idTokenAlg).toBe('ES256')
+    expect((await admin('GET', '/clients')).json.data.map((c: any) => c.idTokenAlg)).toEqual(['RS256', 'ES256'])
+    expect((await admin('PATCH', `/clients/${es.clientId}`, { idTokenAlg: 'RS256' })).json.data.idTokenAlg).toBe('RS256')
+    for (const idTokenAlg of ['HS256', 'none', 'rs256', '', 256, null]) {
+      for (const [method, path] of [['POST', '/clients'], ['PATCH', `/clients/${plain.clientId}`]] as const) {
+        const refused = await admin(method, path, { name: 'Bad', redirectUris: ['https://bad.example/cb'], idTokenAlg })
+        expect({ status: refused.status, message: refused.json.message }).toEqual({ status: 400, message: typeof idTokenAlg === 'string' ? 'idTokenAlg must be RS256 or ES256' : expect.stringContaining('idTokenAlg') })
+      }
+    }
+    expect((await admin('GET', '/clients')).json.data).toHaveLength(2)
+    expect((await admin('GET', `/clients/${plain.clientId}`)).json.data).toMatchObject({ name: 'Wiki', idTokenAlg: 'RS256' })
+  })
+})
+
 describe('authd clients', () => {
   it('create prints the secret once; list, update, rotate-secret and delete work by client id', async () => {
     const authd = cliRunner(SOURCE_CLI, ctx.dir, { ...databaseEnv(ctx), AUTHD_PUBLIC_URL: ctx.runtime.config.publicUrl })
@@ -82,5 +102,23 @@ describe('authd clients', () => {
     expect({ code: gone.code, stderr: gone.stderr.trim() }).toEqual({ code: 1, stderr: `authd: Client not found: ${clientId}` })
     const missing = await authd(['clients', 'create', '--tenant', ctx.tenantId, '--name', 'X'])
     expect(missing.code).toBe(2)
+  })
+
+  it('--id-token-alg: RS256 by default, ES256 when asked, shown by list; a wrong value is a usage error naming the flag', async () => {
+    const authd = cliRunner(SOURCE_CLI, ctx.dir, databaseEnv(ctx))
+    const create = (...extra: string[]) => authd(['--json', 'clients', 'create', '--tenant', ctx.tenantId, '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb', ...extra])
+    const plain = (await create()).json.client
+    expect(plain.idTokenAlg).toBe('RS256')
+    const es = await authd(['clients', 'create', '--tenant', ctx.tenantId, '--name', 'Grafana', '--redirect-uri', 'https://grafana.example/cb', '--id-token-alg', 'ES256'])
+    expect(es.stdout).toContain('ID tokens ES256')
+    const listed = await authd(['clients', 'list', '--tenant', ctx.tenantId])
+    expect(listed.stdout).toMatch(/idTokenAlg/)
+    expect(listed.stdout).toMatch(new RegExp(`${plain.clientId}.*RS256`))
+    expect((await authd(['--json', 'clients', 'update', plain.clientId, '--id-token-alg', 'es256'])).json.idTokenAlg).toBe('ES256')
+    for (const wrong of [['create', ...['--tenant', ctx.tenantId, '--name', 'X', '--redirect-uri', 'https://x.example/cb']], ['update', plain.clientId]]) {
+      const refused = await authd(['clients', ...wrong, '--id-token-alg', 'HS256'])
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 2, stderr: 'authd: --id-token-alg must be RS256 or ES256, not "HS256"\n' })
+    }
+    expect((await authd(['--json', 'clients', 'list', '--tenant', ctx.tenantId])).json.map((c: any) => c.idTokenAlg)).toEqual(['ES256', 'ES256'])
   })
 })

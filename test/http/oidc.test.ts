@@ -51,8 +51,9 @@ describe('OpenID Provider: the code flow with openid-client', () => {
     expect(callback.searchParams.get('iss')).toBe(world.issuer)
     expect(callback.searchParams.get('state')).toBe(request.state)
 
-    const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(metadata.jwks_uri!)), { issuer: world.issuer, audience: config.clientMetadata().client_id, algorithms: ['ES256'] })
-    expect(protectedHeader.alg).toBe('ES256')
+    // (a client registered without an algorithm: RS256, OpenID Connect Registration's default)
+    const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(metadata.jwks_uri!)), { issuer: world.issuer, audience: config.clientMetadata().client_id, algorithms: ['RS256'] })
+    expect(protectedHeader.alg).toBe('RS256')
     expect(payload.nonce).toBe(request.nonce)
     expect(payload.at_hash).toBe(atHash(tokens.access_token))
     expect(typeof payload.auth_time).toBe('number')

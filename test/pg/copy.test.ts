@@ -39,7 +39,8 @@ describePostgres('authd db copy', () => {
 
     const copied = await sqlite(['--json', 'db', 'copy', '--to', databaseUrl()])
     expect(copied.stderr).toBe('')
-    expect(copied.json.tables).toMatchObject({ tenants: 1, users: 1, apiKeys: 1, signingKeys: 1, refreshFamilies: 1, refreshTokens: 1, passkeys: 1 })
+    // (two signing keys: the server made its ES256 and its RSA key at start)
+    expect(copied.json.tables).toMatchObject({ tenants: 1, users: 1, apiKeys: 1, signingKeys: 2, refreshFamilies: 1, refreshTokens: 1, passkeys: 1 })
 
     const onPostgres = { AUTHD_DATABASE_URL: databaseUrl(), ...site }
     const after = await serveBinary(dir(), onPostgres)

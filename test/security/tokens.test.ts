@@ -1,6 +1,7 @@
 // Access tokens: ES256 with a kid, verifiable from the JWKS by any standard library, and
 // authd's own verifier (core/access-tokens.ts, what authd's endpoints accept) refuses forged,
-// unsigned (alg: none), wrongly keyed, key-confused, key-locating, revoked-key and expired
+// unsigned (alg: none), wrongly keyed, key-confused (HMAC over the public key, or the ID tokens'
+// RSA key), key-locating, revoked-key and expired
 // tokens (RFC 8725 §3.1, §3.2; ASVS 9.1.1-9.1.3).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto'
@@ -56,7 +57,7 @@ describe('access tokens', () => {
     ['signed by another key under our kid', () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
       const user = { id: 'u', tenantId: 't', type: 'admin', email: 'x@example.com' } as never
-      return signAccessToken({ kid: jwks.keys[0]!.kid!, privateKey }, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, 'session-id', Date.now())
+      return signAccessToken({ kid: jwks.keys[0]!.kid!, alg: 'ES256', privateKey }, { issuer: ctx.runtime.config.issuer, audience: `urn:authd:tenant:${ctx.tenantId}`, ttlSec: 900 }, user, 'session-id', Date.now())
     }],
     ['HS256 keyed with our public key (key confusion)', () => {
       const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: jwks.keys[0]!.kid })}.${token.split('.')[1]}`
@@ -69,6 +70,11 @@ describe('access tokens', () => {
     }],
     ['naming a key location (jku) in an otherwise valid token', () => resign({ ...decodeProtectedHeader(token), jku: 'https://evil.example/jwks.json' }, token.split('.')[1]!)],
     ['with a crit header authd does not understand', () => resign({ ...decodeProtectedHeader(token), crit: ['exp'], exp: 1 }, token.split('.')[1]!)],
+    ['signed with authd\'s RSA key, which signs ID tokens only (a leak of it forges no access token)', async () => {
+      const rsa = await ctx.runtime.keyRing.signingKey('RS256')
+      const input = `${b64({ ...decodeProtectedHeader(token), kid: rsa.kid })}.${token.split('.')[1]}`
+      return `${input}.${sign('sha256', Buffer.from(input), rsa.privateKey).toString('base64url')}`
+    }],
     ['carrying another tenant\'s audience', async () => {
       const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
       return resign(decodeProtectedHeader(token), b64({ ...claims, aud: 'urn:authd:tenant:someone-else' }))

@@ -2,6 +2,7 @@
 // same domain functions as the admin API. A confidential client's secret is printed once.
 import type { Command } from 'commander'
 import { createClient, deleteClient, listClients, rotateClientSecret, toClientView, updateClient, type ClientView } from '../../core/oidc/clients'
+import { ID_TOKEN_ALGS, type IdTokenAlg } from '../../core/oidc/types'
 import { tenantPagesUrl } from '../../core/tenant-pages'
 import { contextFrom } from '../context'
 import { required, table, UsageError } from '../io'
@@ -10,7 +11,17 @@ import type { Env } from '../index'
 /** A repeatable option: every --redirect-uri adds one. */
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
-const summary = (c: ClientView) => `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}`
+const summary = (c: ClientView) => `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}`
+
+const ID_TOKEN_ALG_HELP = 'how its ID tokens are signed: RS256 (the default, which every relying party accepts) or ES256'
+
+/** --id-token-alg, checked here so the error names the flag (`es256` is taken for ES256: a typed flag, not a JOSE header). */
+function idTokenAlgOption(value: string | undefined): IdTokenAlg | undefined {
+  if (value === undefined) return undefined
+  const alg = value.toUpperCase() as IdTokenAlg
+  if (!ID_TOKEN_ALGS.includes(alg)) throw new UsageError(`--id-token-alg must be ${ID_TOKEN_ALGS.join(' or ')}, not ${JSON.stringify(value)}`)
+  return alg
+}
 
 export function registerClients(program: Command, env: Env) {
   const clients = program.command('clients').description('OpenID Connect clients: applications that sign their users in with authd')
@@ -24,13 +35,15 @@ export function registerClients(program: Command, env: Env) {
     .option('--post-logout-redirect-uri <uri>', 'where end_session may send the browser back to (repeat for several)', collect)
     .option('--public', 'a public client (single-page or native app): no secret, PKCE only')
     .option('--first-party', 'the operator’s own application: no consent page')
-    .action(async (opts: { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean }, cmd: Command) => {
+    .option('--id-token-alg <alg>', ID_TOKEN_ALG_HELP)
+    .action(async (opts: { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
+      const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const name = await required(ctx.out, opts.name, '--name', 'Client name')
       if (!opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri')
       const created = await ctx.withRuntime(async (rt) => {
-        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [], public: opts.public === true, firstParty: opts.firstParty === true })
+        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [], public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg })
         const tenant = (await rt.store.tenants.get(tenantId))!
         return { client: toClientView(client), clientSecret, issuer: tenantPagesUrl(rt.config, tenant) }
       })
@@ -51,7 +64,7 @@ export function registerClients(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const rows = (await ctx.withRuntime((rt) => listClients(rt, tenantId))).map(toClientView)
-      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'firstParty', 'redirectUris', 'createdAt']))
+      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'firstParty', 'idTokenAlg', 'redirectUris', 'createdAt']))
     })
 
   clients
@@ -62,12 +75,14 @@ export function registerClients(program: Command, env: Env) {
     .option('--post-logout-redirect-uri <uri>', 'a post-logout redirect URI (repeat for several)', collect)
     .option('--first-party', 'no consent page from now on')
     .option('--third-party', 'users consent on first use from now on')
-    .action(async (clientId: string, opts: { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean }, cmd: Command) => {
+    .option('--id-token-alg <alg>', ID_TOKEN_ALG_HELP)
+    .action(async (clientId: string, opts: { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean; idTokenAlg?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       if (opts.firstParty && opts.thirdParty) throw new UsageError('give --first-party or --third-party, not both')
-      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party or --third-party')
+      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party, --third-party or --id-token-alg')
+      const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
       const firstParty = opts.firstParty ? true : opts.thirdParty ? false : undefined
-      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty })))
+      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty, idTokenAlg })))
       ctx.out.result(updated, () => `updated ${summary(updated)}`)
     })
 

@@ -5,15 +5,16 @@ import { isoTime, table } from '../io'
 import type { Env } from '../index'
 
 export function registerKeys(program: Command, env: Env) {
-  const keys = program.command('keys').description('access-token signing keys')
+  const keys = program.command('keys').description('signing keys: ES256 for access tokens (and ID tokens that ask for it), RS256 for ID tokens')
 
   keys
     .command('rotate')
-    .description('make a new signing key; the old public key stays in the JWKS until its tokens expire')
+    .description('make a new signing key of each algorithm (ES256, RS256); the old public keys stay in the JWKS until their tokens expire')
     .action(async (_: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const key = await ctx.withRuntime((rt) => rotateKeys(rt))
-      ctx.out.result({ kid: key.kid, alg: key.alg, createdAt: isoTime(key.createdAt) }, () => `new signing key ${key.kid} (${key.alg}) is now active`)
+      const rotated = (await ctx.withRuntime((rt) => rotateKeys(rt))).map((k) => ({ kid: k.kid, alg: k.alg, createdAt: isoTime(k.createdAt) }))
+      // (the access-token key's fields at the top, as before there was an RSA key)
+      ctx.out.result({ ...rotated[0]!, keys: rotated }, () => rotated.map((k) => `new signing key ${k.kid} (${k.alg}) is now active`).join('\n'))
     })
 
   keys
@@ -24,8 +25,8 @@ export function registerKeys(program: Command, env: Env) {
       const result = await ctx.withRuntime((rt) => revokeSigningKey(rt, kid))
       ctx.out.result(result, () =>
         [
-          `revoked signing key ${result.kid}: it is out of the JWKS`,
-          result.replacementKid ? `new signing key ${result.replacementKid} is now active` : null,
+          `revoked signing key ${result.kid} (${result.alg}): it is out of the JWKS`,
+          result.replacementKid ? `new signing key ${result.replacementKid} (${result.alg}) is now active` : null,
           `${result.sessionsRevoked} session(s) ended`,
         ]
           .filter(Boolean)

@@ -1,25 +1,26 @@
 // What the provider's tokens open after they are issued (product spec §21): the userinfo
 // endpoint, revocation (RFC 7009), and an id_token_hint at end_session. Tokens are verified
-// with jose against the key ring (ES256 only, this issuer only), and an access token counts
-// only while its grant (the refresh family it names in `sid`) is live.
+// with jose against the key ring (ES256 only, RS256 too for an ID token; this issuer only), and
+// an access token counts only while its grant (the refresh family it names in `sid`) is live.
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
 import { auditEvent, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { refreshTokenKey } from '../refresh-tokens'
-import type { RefreshFamily, Tenant } from '../types'
+import type { RefreshFamily, SigningAlg, Tenant } from '../types'
 import { bearerRequired, invalidRequest, invalidToken, OAuthError } from './errors'
 import { userClaims } from './tokens'
 import type { OidcClient } from './types'
 
-/** Verifies a JWT this issuer signed, with the key its header names (ES256 only), via jose. */
-async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string, issuer: string, options: { typ?: string; acceptExpired?: boolean }): Promise<JWTPayload> {
+/** Verifies a JWT this issuer signed, with the key of `algorithms` its header names, via jose. */
+async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string, issuer: string, options: { typ?: string; acceptExpired?: boolean; algorithms: SigningAlg[] }): Promise<JWTPayload> {
   if (token.length > 8192) throw invalidToken()
   try {
     const header = decodeProtectedHeader(token)
-    const key = typeof header.kid === 'string' ? await deps.keyRing.publicKey(header.kid) : null
+    const alg = options.algorithms.find((a) => a === header.alg)
+    const key = typeof header.kid === 'string' && alg ? await deps.keyRing.publicKey(header.kid, alg) : null
     if (!key) throw invalidToken()
     const { payload } = await jwtVerify(token, key, {
-      algorithms: ['ES256'],
+      algorithms: options.algorithms,
       issuer,
       typ: options.typ,
       currentDate: options.acceptExpired ? new Date(0) : new Date(deps.clock.now()),
@@ -32,7 +33,7 @@ async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string
 
 /** The live grant an access token was issued for, with its user; invalid_token for anything else. */
 async function grantOfAccessToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, token: string) {
-  const claims = await verifyIssued(deps, token, issuer, { typ: 'at+jwt' })
+  const claims = await verifyIssued(deps, token, issuer, { typ: 'at+jwt', algorithms: ['ES256'] })
   if (claims.aud !== issuer || typeof claims.sid !== 'string') throw invalidToken()
   const found = await deps.store.sessions.findSession(claims.sid)
   const now = deps.clock.now()
@@ -85,9 +86,9 @@ export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'
   await deps.store.sessions.revokeFamily(family.id, deps.clock.now(), 'revoked-by-client', revoked)
 }
 
-/** An id_token_hint at end_session: one this issuer signed (expired ones too, as RP-initiated logout allows). */
+/** An id_token_hint at end_session: one this issuer signed (expired ones too, as RP-initiated logout allows), with either ID-token algorithm. */
 export async function verifyIdTokenHint(deps: Pick<Deps, 'keyRing' | 'clock'>, issuer: string, token: string): Promise<{ sub: string; aud: string; sid: string | null }> {
-  const claims = await verifyIssued(deps, token, issuer, { acceptExpired: true })
+  const claims = await verifyIssued(deps, token, issuer, { acceptExpired: true, algorithms: ['ES256', 'RS256'] })
   if (typeof claims.sub !== 'string' || typeof claims.aud !== 'string') throw invalidToken()
   return { sub: claims.sub, aud: claims.aud, sid: typeof claims.sid === 'string' ? claims.sid : null }
 }

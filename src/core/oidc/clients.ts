@@ -8,7 +8,7 @@ import { badRequest, notFoundById } from '../errors'
 import { randomToken, safeEqual, sha256 } from '../secrets'
 import { getTenant, validateName } from '../tenants'
 import { invalidClient } from './errors'
-import type { OidcClient } from './types'
+import { ID_TOKEN_ALGS, type IdTokenAlg, type OidcClient } from './types'
 
 const SECRET_PREFIX = 'authd_cs_'
 const VISIBLE_PREFIX_LENGTH = SECRET_PREFIX.length + 4
@@ -62,6 +62,7 @@ export function toClientView(client: OidcClient) {
     redirectUris: client.redirectUris,
     postLogoutRedirectUris: client.postLogoutRedirectUris,
     firstParty: client.firstParty,
+    idTokenAlg: client.idTokenAlg,
     createdAt: new Date(client.createdAt).toISOString(),
     updatedAt: new Date(client.updatedAt).toISOString(),
   }
@@ -75,11 +76,18 @@ export interface ClientInput {
   postLogoutRedirectUris?: unknown
   public?: unknown
   firstParty?: unknown
+  idTokenAlg?: unknown
 }
 
 const flag = (field: string, raw: unknown) => {
   if (raw !== undefined && typeof raw !== 'boolean') throw badRequest(`${field} must be true or false`)
   return raw === true
+}
+
+/** id_token_signed_response_alg: RS256, the default every relying party accepts, or ES256. */
+function validateIdTokenAlg(raw: unknown): IdTokenAlg {
+  if (!ID_TOKEN_ALGS.includes(raw as IdTokenAlg)) throw badRequest(`idTokenAlg must be ${ID_TOKEN_ALGS.join(' or ')}`)
+  return raw as IdTokenAlg
 }
 
 /** `authd clients create` and POST /api/v1/admin/clients: the secret (for a confidential client) is in the answer only. */
@@ -89,6 +97,7 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
   const postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris ?? [], false)
   const isPublic = flag('public', input.public)
   const firstParty = flag('firstParty', input.firstParty)
+  const idTokenAlg = validateIdTokenAlg(input.idTokenAlg ?? ID_TOKEN_ALGS[0])
   await getTenant(deps, tenantId)
   const now = deps.clock.now()
   const secret = isPublic ? null : newSecret()
@@ -101,11 +110,12 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
     redirectUris,
     postLogoutRedirectUris,
     firstParty,
+    idTokenAlg,
     createdAt: now,
     updatedAt: now,
   }
   await deps.store.oidc.insertClient(client)
-  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty } })
+  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg } })
   return { client, clientSecret: secret?.secret ?? null }
 }
 
@@ -128,6 +138,7 @@ export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId
   if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, true)
   if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)
   if (input.firstParty !== undefined) changes.firstParty = flag('firstParty', input.firstParty)
+  if (input.idTokenAlg !== undefined) changes.idTokenAlg = validateIdTokenAlg(input.idTokenAlg)
   const client = await getClient(deps, clientId, actor)
   if (Object.keys(changes).length === 0) return client
   const updated = await deps.store.oidc.updateClient(client.id, { ...changes, updatedAt: deps.clock.now() })

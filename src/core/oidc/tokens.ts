@@ -3,16 +3,16 @@
 // (RefreshFamily.clientId), so refresh rotation, the grace period and reuse detection are
 // those of authd's own sessions, and ending the user's sessions ends their grants too.
 //
-// The ID token is signed with jose (a JWT library that runs on Bun) with the key ring's key;
-// access tokens for userinfo are JWTs (RFC 9068, typ at+jwt) signed like authd's own access
-// tokens, synchronously, but with this issuer: authd's own API (whose issuer is
-// AUTHD_ISSUER) never accepts one, and they name their grant (`sid`), so a revoked grant's
-// tokens stop working at userinfo at once.
+// The ID token is signed synchronously (core/jws.ts) with the key ring's key of the client's
+// algorithm (id_token_signed_response_alg: RS256 unless it asked for ES256); access tokens for
+// userinfo are JWTs (RFC 9068, typ at+jwt) signed like authd's own access tokens (ES256),
+// but with this issuer: authd's own API (whose issuer is AUTHD_ISSUER) never accepts one, and
+// they name their grant (`sid`), so a revoked grant's tokens stop working at userinfo at once.
 import { createHash, sign } from 'node:crypto'
-import { SignJWT } from 'jose'
 import { auditEvent, type Actor } from '../audit'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
+import { signJws } from '../jws'
 import { sha256 } from '../secrets'
 import { newRefreshToken } from '../refresh-tokens'
 import { newTokenRecord, rotateRefreshToken } from '../sessions'
@@ -157,21 +157,21 @@ async function issueTokens(
   const now = deps.clock.now()
   const ttlSec = deps.config.accessTokenTtlSec
   const accessToken = signAccessJwt(key, { iss: issuer, aud: issuer, sub: user.id, client_id: client.id, scope, sid: family.id, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + ttlSec, jti: Bun.randomUUIDv7() })
-  const idToken = await new SignJWT({
+  const iat = Math.floor(now / 1000)
+  const idToken = signJws(await deps.keyRing.signingKey(client.idTokenAlg), 'JWT', {
     ...userClaims(user, scope.split(' ')),
     amr: family.amr ? family.amr.split(',') : ['pwd'],
     auth_time: Math.floor(family.authAt / 1000),
+    // (the left half of SHA-256 for RS256 as for ES256: both hash with SHA-256)
     at_hash: atHash(accessToken),
     ...(extra.nonce !== null && { nonce: extra.nonce }),
     ...(extra.sid !== null && { sid: extra.sid }),
+    iss: issuer,
+    sub: user.id,
+    aud: client.id,
+    iat,
+    exp: iat + ttlSec,
   })
-    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
-    .setIssuer(issuer)
-    .setSubject(user.id)
-    .setAudience(client.id)
-    .setIssuedAt(Math.floor(now / 1000))
-    .setExpirationTime(Math.floor(now / 1000) + ttlSec)
-    .sign(key.privateKey)
   return {
     access_token: accessToken,
     token_type: 'Bearer',

@@ -1,5 +1,9 @@
 // The records of the OpenID Provider (product spec §21), as the store keeps them.
 
+/** The ID-token algorithms a client may ask for, the default (OpenID Connect Registration's) first. */
+export const ID_TOKEN_ALGS = ['RS256', 'ES256'] as const
+export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number]
+
 /** A relying party registered with a tenant. */
 export interface OidcClient {
   /** The client_id. */
@@ -15,6 +19,8 @@ export interface OidcClient {
   postLogoutRedirectUris: string[]
   /** A first-party client (the operator's own application) skips the consent page. */
   firstParty: boolean
+  /** How its ID tokens are signed (id_token_signed_response_alg): RS256 unless it asked for ES256. */
+  idTokenAlg: IdTokenAlg
   createdAt: number
   updatedAt: number
 }

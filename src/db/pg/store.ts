@@ -338,10 +338,19 @@ function createRawPgStore(db: PgDb): Store {
     signingKeys: {
       async insertAndRetireOthers(key) {
         await db.transaction(async (tx) => {
-          // Instances starting together on an empty database would otherwise each add a key.
           await lockKey(tx, 'signing-keys')
-          await tx.update(signingKeys).set({ retiredAt: key.createdAt }).where(isNull(signingKeys.retiredAt))
+          await tx.update(signingKeys).set({ retiredAt: key.createdAt }).where(and(isNull(signingKeys.retiredAt), eq(signingKeys.alg, key.alg)))
           await tx.insert(signingKeys).values({ ...key, publicJwk: JSON.stringify(key.publicJwk) })
+        })
+      },
+      async insertIfNoneActive(key) {
+        return db.transaction(async (tx) => {
+          // Instances starting together on a database without such a key would otherwise each add one.
+          await lockKey(tx, 'signing-keys')
+          const [active] = await tx.select({ kid: signingKeys.kid }).from(signingKeys).where(and(isNull(signingKeys.retiredAt), eq(signingKeys.alg, key.alg))).limit(1)
+          if (active) return false
+          await tx.insert(signingKeys).values({ ...key, publicJwk: JSON.stringify(key.publicJwk) })
+          return true
         })
       },
       async list() {

@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors'
 import { BearerRequired, OAuthError, invalidClient, invalidRequest } from '../../core/oidc/errors'
 import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
 import type { PresentedClient } from '../../core/oidc/clients'
+import { ID_TOKEN_ALGS } from '../../core/oidc/types'
 import { formValue } from '../pages/forms'
 import { REPEATED_FIELDS } from '../plugins/body-limit'
 
@@ -27,7 +28,8 @@ export function discoveryDocument(issuer: string) {
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['ES256'],
+    // (RS256 first: Discovery §3 requires it, and a client that names none gets it)
+    id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],

@@ -20,6 +20,7 @@ const ClientView = t.Object({
   redirectUris: t.Array(t.String(), { description: 'Matched exactly at the authorization endpoint' }),
   postLogoutRedirectUris: t.Array(t.String()),
   firstParty: t.Boolean({ description: 'A first-party client skips the consent page' }),
+  idTokenAlg: t.Union([t.Literal('RS256'), t.Literal('ES256')], { description: 'How its ID tokens are signed (id_token_signed_response_alg)' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 })
@@ -38,6 +39,8 @@ const GrantView = t.Object({
   expiresAt: t.String({ format: 'date-time' }),
 })
 const uris = (description: string) => t.Optional(t.Array(t.String(), { description }))
+// (a string checked by the domain, so a wrong value is a 400 that names both choices)
+const idTokenAlg = t.Optional(t.String({ description: 'How its ID tokens are signed (id_token_signed_response_alg): RS256 (the default, which every relying party accepts) or ES256', examples: ['RS256', 'ES256'] }))
 
 export const adminClientRoutes = (deps: Deps) =>
   new Elysia({ prefix: ADMIN_PREFIX })
@@ -58,6 +61,7 @@ export const adminClientRoutes = (deps: Deps) =>
           postLogoutRedirectUris: uris('Where end_session may send the browser back to'),
           public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE (S256) required' })),
           firstParty: t.Optional(t.Boolean({ description: 'The operator’s own application: no consent page' })),
+          idTokenAlg,
         }),
         detail: {
           summary: 'Register an OpenID Connect client',
@@ -80,7 +84,7 @@ export const adminClientRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: clientParams,
-      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()) }),
+      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg }),
       detail: {
         summary: 'Change an OpenID Connect client',
         description: 'What is given replaces what was; a client stays public or confidential.',

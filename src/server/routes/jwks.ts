@@ -14,13 +14,14 @@ export const jwksRoute = (deps: Pick<Deps, 'keyRing'>) =>
     async ({ set }) => {
       // Short: a revoked key must leave shared caches soon (verifiers refetch on an unknown kid).
       set.headers['cache-control'] = 'public, max-age=60'
-      return deps.keyRing.jwks()
+      // (the access-token keys: the RSA key signs only the OpenID Provider's ID tokens, /t/{tenant}/jwks)
+      return deps.keyRing.jwks(['ES256'])
     },
     {
       detail: {
         summary: 'The public signing keys (JWKS)',
         description:
-          'A plain JWKS document (RFC 7517), not the envelope: verify access tokens with any JWT library, picking the key by the kid in the token header. Cache-Control: public, max-age=60; a retired key stays listed until its tokens have expired.',
+          'A plain JWKS document (RFC 7517), not the envelope: verify access tokens (ES256) with any JWT library, picking the key by the kid in the token header. The RSA keys that sign ID tokens are at the OpenID Provider\'s /t/{tenant}/jwks only. Cache-Control: public, max-age=60; a retired key stays listed until its tokens have expired.',
         responses: { 200: { description: 'The keys', content: { 'application/json': { schema: t.Object({ keys: t.Array(Jwk) }) } } } },
       },
     },
