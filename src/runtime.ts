@@ -9,7 +9,7 @@ import { randomToken } from './core/secrets'
 import { GuessTurns } from './core/guess-turns'
 import { limitRules } from './core/limits'
 import { RefusalTally } from './core/refusals'
-import { KeyRing } from './core/signing-keys'
+import { KeyRing } from './core/key-ring'
 import { openEngine } from './db/engine'
 
 export interface Runtime extends Deps {

@@ -4,7 +4,7 @@
 // signature costs tens of microseconds and never waits behind a hash.
 import { sign, verify } from 'node:crypto'
 import { unauthorized } from './errors'
-import type { ActiveSigningKey, KeyRing } from './signing-keys'
+import type { ActiveSigningKey, KeyRing } from './key-ring'
 import type { User } from './types'
 
 export interface AccessTokenSettings {

@@ -3,10 +3,10 @@ import type { Config } from '../config'
 import type { Clock } from './clock'
 import type { DomainEvent, Signal } from './events'
 import type { GuessTurns } from './guess-turns'
-import type { LimitRules } from './limits'
+import type { LimitRules } from './limit-rules'
 import type { PasswordHasher } from './passwords'
 import type { RefusalTally } from './refusals'
-import type { KeyRing } from './signing-keys'
+import type { KeyRing } from './key-ring'
 import type { Store } from './store'
 
 export interface Deps {

@@ -2,7 +2,7 @@
 // algorithms. Not jose: its WebCrypto signing shares Bun's worker pool with password hashing,
 // and a login flood starved it to a few signatures per second (see access-tokens.ts).
 import { sign } from 'node:crypto'
-import type { ActiveSigningKey } from './signing-keys'
+import type { ActiveSigningKey } from './key-ring'
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 

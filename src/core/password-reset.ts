@@ -14,7 +14,7 @@ import { passwordResetOtpMail } from './mail/templates'
 import { emailKey, generateOtp, OTP_MAX_ATTEMPTS, OTP_PATTERN, OTP_TTL_MS, otpHash } from './otp'
 import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from './secrets'
-import type { ResetHistory } from './store'
+import type { ResetHistory } from './store-accounts'
 import type { PasswordResetOtp, Tenant } from './types'
 import { normaliseEmail, toPublicUser, type PublicUser } from './users'
 

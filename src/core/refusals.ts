@@ -4,7 +4,7 @@
 // memory per subject (event type, tenant, client IP, masked address) and written as one audit
 // row per subject and window, carrying the count and the window's first and last refusal.
 // What a crash loses is at most one window of counts of requests that were refused anyway.
-import type { Actor, AuditType } from './audit'
+import type { Actor, AuditType } from './audit-types'
 import type { Store } from './store'
 import type { AuditEvent } from './types'
 

@@ -3,7 +3,7 @@
 // write lock long enough to delay a request.
 import type { Config } from '../config'
 import type { Deps } from './deps'
-import type { PruneTarget } from './store'
+import type { PruneTarget } from './store-retention'
 import { RETRY_FOR_MS } from './webhooks/delivery'
 
 const DAY = 86_400_000

@@ -4,41 +4,15 @@
 import { audit, CLI_ACTOR, type Actor } from './audit'
 import type { Deps } from './deps'
 import { AppError, alreadyHasPassword, badRequest, notFound, tenantUserCannotSetUpPassword, unauthorized, userDisabled } from './errors'
-import { newOutboxMessage } from './mail/outbox'
-import { invitationMail } from './mail/templates'
 import { ipSubject, spendBudget } from './limits'
 import { checkPasswordPolicy } from './password-policy'
-import { randomToken, sha256 } from './secrets'
-import { getTenant, tenantTitle } from './tenants'
-import { tenantPagesUrl } from './tenant-pages'
-import type { SetupToken, Tenant, User } from './types'
+import { sha256 } from './secrets'
+import { invitationMessage, newSetupToken } from './setup-tokens'
+import { getTenant } from './tenants'
+import type { Tenant, User } from './types'
 import { getUser } from './users'
 
-export function newSetupToken(deps: Pick<Deps, 'config'>, userId: string, now: number): { token: string; record: SetupToken } {
-  const token = randomToken(32)
-  const record = { id: Bun.randomUUIDv7(), userId, tokenHash: sha256(token), createdAt: now, expiresAt: now + deps.config.setupTokenTtlSec * 1000, usedAt: null }
-  return { token, record }
-}
-
-/** What inviting answers (the admin API and `authd users invite`). */
-export const toInvitationView = (invited: { user: User; setupToken: string; expiresAt: number }) => ({
-  userId: invited.user.id,
-  setupToken: invited.setupToken,
-  expiresAt: new Date(invited.expiresAt).toISOString(),
-})
-
-/** The mail that hands a user their setup token. Its link leads to AUTHD_INVITE_URL when the
- *  operator has a page of their own, else to the tenant's invitation page at authd. */
-export function invitationMessage(deps: Pick<Deps, 'config'>, tenant: Tenant, user: User, token: string, record: SetupToken, now: number, language?: string) {
-  return newOutboxMessage({
-    tenantId: tenant.id,
-    kind: 'invitation',
-    recipient: user.email,
-    content: invitationMail({ tenantName: tenantTitle(tenant), firstName: user.firstName, token, expiresAt: record.expiresAt, inviteUrl: deps.config.inviteUrl ?? `${tenantPagesUrl(deps.config, tenant)}/invite`, language }),
-    now,
-    secretExpiresAt: record.expiresAt,
-  })
-}
+export { invitationMessage, newSetupToken, toInvitationView } from './setup-tokens'
 
 /** `authd users invite`: a new setup token (earlier ones stop working), e-mailed and returned. */
 export async function inviteUser(

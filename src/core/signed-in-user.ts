@@ -9,7 +9,7 @@ import { notFound, tenantDisabled, unauthorized, userDisabled } from './errors'
 import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
 import { refreshTokenKey } from './refresh-tokens'
-import { requireRecentAuth } from './step-up'
+import { requireRecentAuth } from './recent-auth'
 import type { RefreshFamily, Tenant, User } from './types'
 
 export interface Caller {

@@ -9,7 +9,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import { inAccountTurn, reserveAccountGuess } from './account-guesses'
 import { auditEvent, maskEmail, type Actor } from './audit'
 import type { Deps } from './deps'
-import { badRequest, invalidCredentials, stepUpRequired, unauthorized } from './errors'
+import { badRequest, invalidCredentials, unauthorized } from './errors'
 import { judged, settle } from './limits'
 import { proveTotpCode } from './mfa/factor'
 import { authenticationResponse } from './passkeys/credentials'
@@ -17,16 +17,7 @@ import { provePasskey } from './passkeys/sign-in'
 import { normalisePassword } from './password-policy'
 import type { Caller } from './signed-in-user'
 
-/** How long a proof of the user lets such changes through. */
-export const STEP_UP_WINDOW_MS = 5 * 60_000
-
-/** Whether the caller's session proved its user within the window (a page shows the proof's form if not). */
-export const hasRecentAuth = (deps: Pick<Deps, 'clock'>, caller: Pick<Caller, 'authAt'>) => deps.clock.now() - caller.authAt <= STEP_UP_WINDOW_MS
-
-/** Refuses (403 step_up_required) unless the caller's session proved its user within the window. */
-export function requireRecentAuth(deps: Pick<Deps, 'clock'>, caller: Pick<Caller, 'authAt'>): void {
-  if (!hasRecentAuth(deps, caller)) throw stepUpRequired(STEP_UP_WINDOW_MS / 1000)
-}
+export { hasRecentAuth, requireRecentAuth, STEP_UP_WINDOW_MS } from './recent-auth'
 
 type ReauthDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'hasher' | 'limitRules' | 'refusals' | 'mailQueued' | 'guessTurns'>
 

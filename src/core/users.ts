@@ -3,9 +3,9 @@ import type { Deps } from './deps'
 import { badRequest, conflict, notFoundById } from './errors'
 import { passwordChangedNotice } from './mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
-import { invitationMessage, newSetupToken } from './setup-password'
+import { invitationMessage, newSetupToken } from './setup-tokens'
 import { getTenant, validateName } from './tenants'
-import type { UserFields } from './store'
+import type { UserFields } from './store-accounts'
 import { USER_TYPES, type SetupToken, type Tenant, type User, type UserType } from './types'
 
 /** The User object of the interface document. */

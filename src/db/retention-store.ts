@@ -5,7 +5,8 @@
 // round, which finds nothing, would read all of it. The SQL is plain enough to be the same on
 // SQLite and PostgreSQL.
 import { sql, type SQL } from 'drizzle-orm'
-import type { PruneTarget, Store } from '../core/store'
+import type { Store } from '../core/store'
+import type { PruneTarget } from '../core/store-retention'
 import type { Db } from './client'
 import type { PgDb } from './pg/client'
 

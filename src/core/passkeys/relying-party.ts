@@ -3,7 +3,7 @@
 // per-realm WebAuthn policy; by default the host and origin of AUTHD_PUBLIC_URL, where authd's
 // own pages are served. A browser accepts an RP ID only if it is the page's host or a
 // registrable suffix of it, so authd checks the same and `authd doctor` reports a mismatch.
-import { tenantTitle } from '../tenants'
+import { tenantTitle } from '../tenant-title'
 import type { Config } from '../../config'
 import { audit, CLI_ACTOR, type Actor } from '../audit'
 import type { Deps } from '../deps'

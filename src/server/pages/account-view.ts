@@ -5,7 +5,7 @@
 import type { Deps } from '../../core/deps'
 import { hasConfirmedTotp } from '../../core/mfa/factor'
 import { listSessions, type Caller, type SessionView } from '../../core/signed-in-user'
-import { hasRecentAuth } from '../../core/step-up'
+import { hasRecentAuth } from '../../core/recent-auth'
 import { field, form, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, type Page, type PageRequest } from './page'
