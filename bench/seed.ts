@@ -9,10 +9,10 @@
 //   npm run bench -- seed --users 1000000 --data-dir /tmp/authd-big
 //   npm run bench -- seed --users 1000000 --tokens 20000000 --database-url postgres://…
 import { randomBytes } from 'node:crypto'
-import { maskEmail } from '../src/core/audit'
+import { maskEmail } from '../src/core/audit/audit'
 import { recoveryCodeHash, sealSecret } from '../src/core/mfa/factor'
 import { newSecret as newClientSecret } from '../src/core/oidc/clients'
-import { newRefreshToken, refreshTokenKey } from '../src/core/refresh-tokens'
+import { newRefreshToken, refreshTokenKey } from '../src/core/sessions/refresh-tokens'
 import { hmacSha256, randomToken, sha256 } from '../src/core/secrets'
 import { newSecret as newEndpointSecret, sealSecret as sealEndpointSecret } from '../src/core/webhooks/signing'
 import type { Row, Sink } from './seed-sinks'

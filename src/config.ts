@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import addressparser from 'nodemailer/lib/addressparser'
 import { resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
-import type { RefreshTokenFormat } from './core/refresh-tokens'
+import type { RefreshTokenFormat } from './core/sessions/refresh-tokens'
 
 export interface Config {
   port: number

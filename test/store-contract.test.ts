@@ -346,7 +346,7 @@ for (const [engine, define, open] of engines) {
 
     it('keeps one active signing key, and revokes a key with the sessions it signed for', withEngine(async (e) => {
       const { u } = await seeded(e.store)
-      const { generateSigningKey } = await import('../src/core/signing-keys')
+      const { generateSigningKey } = await import('../src/core/sessions/signing-keys')
       const k1 = { ...generateSigningKey(now), kid: 'k1' }
       await e.store.signingKeys.insertAndRetireOthers(k1)
       const f = family(u)
@@ -360,7 +360,7 @@ for (const [engine, define, open] of engines) {
     }))
 
     it('adds one key per algorithm when instances start together; a rotation retires only its own algorithm’s key', withEngine(async (e) => {
-      const { generateSigningKey, KeyRing } = await import('../src/core/signing-keys')
+      const { generateSigningKey, KeyRing } = await import('../src/core/sessions/signing-keys')
       const clock = { now: () => now }
       // Six instances (on two connections) start on a database without keys: one of each algorithm.
       const rings = Array.from({ length: 6 }, (_, i) => new KeyRing((i % 2 ? e.second() : e.store).signingKeys, clock, 900))

@@ -1,10 +1,10 @@
 // The newcomer's first run (`npm start`): on an empty database, a demo tenant, an API key
 // and a demo user with a random password, printed once with a curl command to try.
-import { createApiKey } from '../core/api-keys'
+import { createApiKey } from '../core/tenants/api-keys'
 import { randomToken } from '../core/secrets'
-import { createTenant } from '../core/tenants'
-import { updateTenantPages } from '../core/tenant-pages'
-import { createUser } from '../core/users'
+import { createTenant } from '../core/tenants/tenants'
+import { updateTenantPages } from '../core/tenants/tenant-pages'
+import { createUser } from '../core/accounts/users'
 import type { Runtime } from '../runtime'
 
 export interface DemoAccount {

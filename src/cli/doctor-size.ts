@@ -6,7 +6,7 @@
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
 import type { Config } from '../config'
-import { retentionPolicy } from '../core/retention'
+import { retentionPolicy } from '../core/retention/retention'
 import { openPostgres } from '../db/pg/client'
 import type { Finding } from './doctor'
 

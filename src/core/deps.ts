@@ -2,11 +2,11 @@
 import type { Config } from '../config'
 import type { Clock } from './clock'
 import type { DomainEvent, Signal } from './events'
-import type { GuessTurns } from './guess-turns'
-import type { LimitRules } from './limit-rules'
-import type { PasswordHasher } from './passwords'
-import type { RefusalTally } from './refusals'
-import type { KeyRing } from './key-ring'
+import type { GuessTurns } from './guards/guess-turns'
+import type { LimitRules } from './guards/limit-rules'
+import type { PasswordHasher } from './accounts/passwords'
+import type { RefusalTally } from './guards/refusals'
+import type { KeyRing } from './sessions/key-ring'
 import type { Store } from './store'
 
 export interface Deps {

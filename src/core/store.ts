@@ -4,17 +4,17 @@
 // "check, then write" (spending a refresh token), the store offers a conditional write that
 // reports whether it won, so the rule holds without holding a transaction open across awaits.
 import type { WebhookStore } from './webhooks/store'
-import type { ApiKeyStore, TenantStore } from './store-tenants'
-import type { PasswordResetStore, SetupTokenStore, UserStore } from './store-accounts'
-import type { SignupStore } from './store-signup'
-import type { MfaStore } from './store-mfa'
-import type { PasskeyStore } from './store-passkeys'
-import type { OidcStore } from './store-oidc'
-import type { OutboxStore } from './store-mail'
-import type { SessionStore, SigningKeyStore } from './store-sessions'
-import type { IdempotencyStore, LimitStore } from './store-guards'
-import type { AuditStore } from './store-audit'
-import type { PruneTarget } from './store-retention'
+import type { ApiKeyStore, TenantStore } from './tenants/store'
+import type { PasswordResetStore, SetupTokenStore, UserStore } from './accounts/store'
+import type { SignupStore } from './signup/store'
+import type { MfaStore } from './mfa/store'
+import type { PasskeyStore } from './passkeys/store'
+import type { OidcStore } from './oidc/store'
+import type { OutboxStore } from './mail/store'
+import type { SessionStore, SigningKeyStore } from './sessions/store'
+import type { IdempotencyStore, LimitStore } from './guards/store'
+import type { AuditStore } from './audit/store'
+import type { PruneTarget } from './retention/store'
 
 /** The server_settings name of the public URL the server last started under (for the CLI). */
 export const PUBLIC_URL_SETTING = 'public_url'

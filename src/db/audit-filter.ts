@@ -1,7 +1,7 @@
 // The audit log's filter (`authd audit`), one definition for both engines: drizzle's operators
 // take either dialect's columns.
 import { and, eq, gte, sql, type Column, type SQL } from 'drizzle-orm'
-import type { AuditQuery } from '../core/store-audit'
+import type { AuditQuery } from '../core/audit/store'
 
 export function auditFilter(columns: { tenantId: Column; userId: Column; type: Column; at: Column }, { tenantId, userId, type, since }: AuditQuery): SQL | undefined {
   const conditions: SQL[] = []

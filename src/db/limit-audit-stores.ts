@@ -2,8 +2,8 @@
 // so concurrent requests never lose a count.
 import { desc, sql } from 'drizzle-orm'
 import { auditFilter } from './audit-filter'
-import type { AuditStore } from '../core/store-audit'
-import type { LimitStore, LimitUpdate } from '../core/store-guards'
+import type { AuditStore } from '../core/audit/store'
+import type { LimitStore, LimitUpdate } from '../core/guards/store'
 import type { AuditEvent, LimitCounter } from '../core/types'
 import type { Db } from './client'
 import { immediate } from './helpers'

@@ -6,7 +6,7 @@
 // SQLite and PostgreSQL.
 import { sql, type SQL } from 'drizzle-orm'
 import type { Store } from '../core/store'
-import type { PruneTarget } from '../core/store-retention'
+import type { PruneTarget } from '../core/retention/store'
 import type { Db } from './client'
 import type { PgDb } from './pg/client'
 

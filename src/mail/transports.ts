@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { MailTransport, OutgoingMail } from '../core/mail/outbox'
-import { maskEmail } from '../core/audit'
+import { maskEmail } from '../core/audit/audit'
 import type { Logger } from '../log'
 
 function envelopeFor(from: string, mail: OutgoingMail) {

@@ -1,7 +1,7 @@
 // createApp(deps): errors first (so they apply to everything after), then the plugins that
 // guard every request, then the routes. Every route and its guard is listed here.
 import { Elysia } from 'elysia'
-import { audit } from '../core/audit'
+import { audit } from '../core/audit/audit'
 import type { Deps } from '../core/deps'
 import { VERSION } from '../version'
 import type { Logger } from '../log'

@@ -3,7 +3,7 @@
 // with what to do about it, as `authd doctor` reports it. Users see no passkey buttons and
 // no message: the operator is the one who can change it.
 import type { Config } from '../config'
-import { passkeysPossible, relyingPartyOf } from '../core/passkeys/relying-party'
+import { passkeysPossible, relyingPartyOf } from '../core/tenants/relying-party'
 import type { Store } from '../core/store'
 import type { Logger } from '../log'
 

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { loaded, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { inviteUser } from '../../src/core/setup-password'
+import { inviteUser } from '../../src/core/accounts/setup-password'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 

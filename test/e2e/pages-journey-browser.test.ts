@@ -8,10 +8,10 @@
 // serious or critical finding).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
-import { createApiKey } from '../../src/core/api-keys'
+import { createApiKey } from '../../src/core/tenants/api-keys'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { setTenantRelyingParty } from '../../src/core/passkeys/relying-party'
-import { setTenantSignup } from '../../src/core/signup'
+import { setTenantRelyingParty } from '../../src/core/tenants/relying-party'
+import { setTenantSignup } from '../../src/core/signup/signup'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { loaded, pageWithAuthenticator, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { setTenantRelyingParty } from '../../src/core/passkeys/relying-party'
+import { setTenantRelyingParty } from '../../src/core/tenants/relying-party'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { loaded, pageWithAuthenticator, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'

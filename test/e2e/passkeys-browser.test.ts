@@ -7,7 +7,7 @@
 // autofill, and as the second factor; remove it and watch the next sign-in fail.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
-import { setTenantRelyingParty } from '../../src/core/passkeys/relying-party'
+import { setTenantRelyingParty } from '../../src/core/tenants/relying-party'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'

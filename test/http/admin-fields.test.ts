@@ -3,7 +3,7 @@
 // ill-typed optional field is named with what it must be, not as "required". The five auth
 // endpoints of the interface keep ignoring unknown fields: their clients are not ours to break.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
+import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTestContext, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
 const ADMIN = '/api/v1/admin'

@@ -2,8 +2,8 @@
 // once, never listed; an admin key sees and changes only its own tenant's endpoints; bad input
 // is a 4xx that says what is wrong.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
 import { createEndpoint } from '../../src/core/webhooks/endpoints'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { createTestContext, databaseEnv, queryDatabase, type TestContext } from '../helpers'

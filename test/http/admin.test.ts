@@ -1,9 +1,9 @@
 // The admin API (product spec §14): an admin-scoped API key manages its own tenant's users,
 // and nothing of any other tenant's; every call is audited with the key's id.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
-import { createUser } from '../../src/core/users'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { createUser } from '../../src/core/accounts/users'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { createTestContext, databaseEnv, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 

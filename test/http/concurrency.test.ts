@@ -1,6 +1,6 @@
 // Races over a real socket: the server runs in this process on a free port.
 import { afterEach, describe, expect, it } from 'bun:test'
-import { refreshTokenKey } from '../../src/core/refresh-tokens'
+import { refreshTokenKey } from '../../src/core/sessions/refresh-tokens'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
 import { createTestContext, loginFor, toResult, type TestContext } from '../helpers'
@@ -101,7 +101,7 @@ describe('password races', () => {
   it('20 simultaneous setup-passwords for one user: exactly one 200, the rest 409', async () => {
     ctx = await createTestContext({ AUTHD_PORT: '0' })
     server = await startServer(ctx.runtime, silentLogger)
-    const { createUser } = await import('../../src/core/users')
+    const { createUser } = await import('../../src/core/accounts/users')
     const { setupToken } = await createUser(ctx.runtime, { tenantId: ctx.tenantId, email: 'new@example.com', firstName: 'N', lastName: 'P' })
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

@@ -3,8 +3,8 @@
 // emailVerified, the CLI's --email-verified); cleared by a new address unless the same change
 // vouches for it. The admin API's user, `users show` and GET /me show it.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { setTenantSignup } from '../../src/core/signup'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { setTenantSignup } from '../../src/core/signup/signup'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { createTestContext, databaseEnv, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { setUserDisabled } from '../../src/core/users'
+import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
-import { rotateSigningKey } from '../../src/core/signing-keys'
+import { rotateSigningKey } from '../../src/core/sessions/signing-keys'
 import { createTestContext, loginFor, type TestContext } from '../helpers'
 
 const JWKS = '/api/v1/auth/.well-known/jwks.json'

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createLocalJWKSet, jwtVerify } from 'jose'
-import { createApiKey, revokeApiKey } from '../../src/core/api-keys'
-import { createTenant, setTenantDisabled } from '../../src/core/tenants'
-import { setUserDisabled } from '../../src/core/users'
+import { createApiKey, revokeApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant, setTenantDisabled } from '../../src/core/tenants/tenants'
+import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, recordStoreCalls, type TestContext } from '../helpers'
 
 const LOGIN = '/api/v1/auth/login'
@@ -175,7 +175,7 @@ describe('POST /login', () => {
 
   /** A hasher whose one slot is taken by a hash expected to last 2 s: a login would wait past 1 s. */
   async function saturatedHasher() {
-    const { PasswordHasher } = await import('../../src/core/passwords')
+    const { PasswordHasher } = await import('../../src/core/accounts/passwords')
     const hasher = new PasswordHasher({ memoryKib: 64, timeCost: 1, concurrency: 1, maxWaitMs: 1000, initialEstimateMs: 2000 })
     let release!: () => void
     const blocker = hasher['limited'](() => new Promise<void>((resolve) => (release = resolve)))

@@ -3,8 +3,8 @@
 // English mail; the API does the same from its Accept-Language; a retried mail keeps its
 // language (it is composed when queued); and a request that names no language we have gets English.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { updateTenantPages } from '../../src/core/tenant-pages'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { updateTenantPages } from '../../src/core/tenants/tenant-pages'
 import { createTestContext, type TestContext } from '../helpers'
 import { noticeText, PageBrowser } from '../pages'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'

@@ -2,8 +2,8 @@
 // each authorised by an access token whose session must still be live.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { decodeJwt } from 'jose'
-import { revokeUserSessions } from '../../src/core/sessions'
-import { setUserDisabled } from '../../src/core/users'
+import { revokeUserSessions } from '../../src/core/sessions/sessions'
+import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
 const API = '/api/v1/auth'

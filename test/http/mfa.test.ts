@@ -2,9 +2,9 @@
 // computed from the secret by core/totp.ts, itself checked against the RFC 6238 vectors
 // (test/unit/totp.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
-import { setUserDisabled, setUserPassword } from '../../src/core/users'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { setUserDisabled, setUserPassword } from '../../src/core/accounts/users'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 

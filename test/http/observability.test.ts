@@ -2,7 +2,7 @@
 // GET /metrics in the Prometheus text format after a scripted session moves the counters.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { loadConfig } from '../../src/config'
-import { setTenantSignup } from '../../src/core/signup'
+import { setTenantSignup } from '../../src/core/signup/signup'
 import { jsonLogger } from '../../src/log'
 import { createApp, createMetrics } from '../../src/server/app'
 import type { Metrics } from '../../src/server/metrics'

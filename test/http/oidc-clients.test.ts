@@ -2,8 +2,8 @@
 // the CLI (`authd clients …`): secrets shown once and stored hashed, exact redirect URIs,
 // confined to the key's tenant, and a deleted client's grants revoked.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
 import { sha256 } from '../../src/core/secrets'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { createTestContext, databaseEnv, queryDatabase, type TestContext } from '../helpers'

@@ -5,7 +5,7 @@
 // grant is found under its user in the audit log, and a consent covers only its scopes.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
-import { createApiKey } from '../../src/core/api-keys'
+import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createApp } from '../../src/server/app'
 import { peerAddresses } from '../../src/server/plugins/client-ip'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'

@@ -7,7 +7,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWK } from 'j
 import * as oidc from 'openid-client'
 import { updateClient } from '../../src/core/oidc/clients'
 import { atHash } from '../../src/core/oidc/tokens'
-import { revokeSigningKey, rotateKeys, rotateSigningKey } from '../../src/core/signing-keys'
+import { revokeSigningKey, rotateKeys, rotateSigningKey } from '../../src/core/sessions/signing-keys'
 import { silentLogger } from '../../src/log'
 import { startServer } from '../../src/server/serve'
 import { createTestContext } from '../helpers'

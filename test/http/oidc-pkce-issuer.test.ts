@@ -4,8 +4,8 @@
 // invalid_token.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
-import { updateTenantPages } from '../../src/core/tenant-pages'
-import { setTenantDisabled } from '../../src/core/tenants'
+import { updateTenantPages } from '../../src/core/tenants/tenant-pages'
+import { setTenantDisabled } from '../../src/core/tenants/tenants'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
 
 let world: OidcWorld

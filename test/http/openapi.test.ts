@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
-import { createApiKey } from '../../src/core/api-keys'
-import { setTenantSignup } from '../../src/core/signup'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { setTenantSignup } from '../../src/core/signup/signup'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { createUser } from '../../src/core/users'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 
 let ctx: TestContext

@@ -4,12 +4,12 @@
 // the CSP, return_to, and the forgot page that answers alike for every address.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { inviteUser } from '../../src/core/setup-password'
-import { setTenantSignup } from '../../src/core/signup'
-import { createApiKey } from '../../src/core/api-keys'
-import { setTenantReturnToOrigins, updateTenantPages } from '../../src/core/tenant-pages'
-import { createTenant } from '../../src/core/tenants'
-import { createUser } from '../../src/core/users'
+import { inviteUser } from '../../src/core/accounts/setup-password'
+import { setTenantSignup } from '../../src/core/signup/signup'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { setTenantReturnToOrigins, updateTenantPages } from '../../src/core/tenants/tenant-pages'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, requestOtp, type TestContext } from '../helpers'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 

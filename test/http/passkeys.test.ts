@@ -3,10 +3,10 @@
 // presence and verification, counter, signature) meets a response made to fail it. Runs on
 // SQLite and, in the second pass, on PostgreSQL.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { setUserDisabled } from '../../src/core/users'
+import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 import { SoftwareAuthenticator } from '../software-authenticator'
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { hmacSha256, randomToken, sha256 } from '../../src/core/secrets'
-import { setTenantDisabled } from '../../src/core/tenants'
-import { setUserDisabled } from '../../src/core/users'
+import { setTenantDisabled } from '../../src/core/tenants/tenants'
+import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, type TestContext } from '../helpers'
 
 const REFRESH = '/api/v1/auth/refresh-token'

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { newSetupToken } from '../../src/core/setup-password'
-import { createTenant } from '../../src/core/tenants'
-import { createUser } from '../../src/core/users'
+import { newSetupToken } from '../../src/core/accounts/setup-password'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 
 const SETUP = '/api/v1/auth/setup-password'

@@ -2,8 +2,8 @@
 // a user and blocks nobody; the verified code creates the account, with its sign-up's password,
 // and answers exactly as a login does.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { setTenantSignup } from '../../src/core/signup'
-import { createUser } from '../../src/core/users'
+import { setTenantSignup } from '../../src/core/signup/signup'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, queryDatabase, type CallResult, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 
@@ -51,7 +51,7 @@ describe('a closed tenant (the default)', () => {
     expect(other).toEqual([{ signup: 'open' }])
     const tenant = await ctx.runtime.store.tenants.list()
     expect(tenant.map((t) => t.signup)).toEqual(['open'])
-    const created = await import('../../src/core/tenants').then((m) => m.createTenant(ctx.runtime, { name: 'Fresh' }))
+    const created = await import('../../src/core/tenants/tenants').then((m) => m.createTenant(ctx.runtime, { name: 'Fresh' }))
     expect(created.signup).toBe('closed')
   })
 })

@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { createTestContext, databaseEnv, type TestContext } from '../helpers'
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { createTestContext, databaseEnv, loginFor, PASSWORD, requestOtp, type TestContext } from '../helpers'
-import { createUser } from '../../src/core/users'
+import { createUser } from '../../src/core/accounts/users'
 
 let ctx: TestContext
 let authd: ReturnType<typeof cliRunner>

@@ -2,7 +2,7 @@
 // concurrent guesses, spread over two instances of authd on one database, is answered exactly
 // as the same N guesses in a row. Runs on SQLite and, in the second pass, on PostgreSQL.
 import { afterEach, describe, expect, it } from 'bun:test'
-import { setTenantSignup } from '../../src/core/signup'
+import { setTenantSignup } from '../../src/core/signup/signup'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { silentLogger } from '../../src/log'
 import { openRuntime } from '../../src/runtime'

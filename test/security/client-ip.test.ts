@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { loadConfig } from '../../src/config'
-import { ipSubject } from '../../src/core/limits'
+import { ipSubject } from '../../src/core/guards/limits'
 import { jsonLogger } from '../../src/log'
 import { createApp } from '../../src/server/app'
 import { isUntrustedLocalProxy, peerAddresses, resolveClientIp } from '../../src/server/plugins/client-ip'

@@ -2,10 +2,10 @@
 // the same for registered and unknown addresses (login, forgot-password, change-password),
 // and for setup tokens of another tenant and unknown ones.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { hashParameters } from '../../src/core/passwords'
-import { setTenantSignup } from '../../src/core/signup'
-import { createTenant } from '../../src/core/tenants'
-import { createUser } from '../../src/core/users'
+import { hashParameters } from '../../src/core/accounts/passwords'
+import { setTenantSignup } from '../../src/core/signup/signup'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, recordStoreCalls, type CallResult, type TestContext } from '../helpers'
 
 let ctx: TestContext

@@ -4,9 +4,9 @@
 // directory of a running server would read them.
 import { afterEach, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { inviteUser } from '../../src/core/setup-password'
+import { inviteUser } from '../../src/core/accounts/setup-password'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { createUser, deleteUser } from '../../src/core/users'
+import { createUser, deleteUser } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 import { SoftwareAuthenticator } from '../software-authenticator'
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createApiKey } from '../../src/core/api-keys'
+import { createApiKey } from '../../src/core/tenants/api-keys'
 import { backupDatabase } from '../../src/db/backup'
 import { createTestContext, queryDatabase, type TestContext } from '../helpers'
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
-import { setTenantSignup } from '../../src/core/signup'
+import { setTenantSignup } from '../../src/core/signup/signup'
 import { createTestContext, type TestContext } from '../helpers'
 
 const REQUESTS = 3000

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
-import { createUser } from '../../src/core/users'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, requestOtp, tempDir, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -79,7 +79,7 @@ describe('a NUL character in an id, a filter or a body string', () => {
   it('is a 400 on every route that takes one, never a 500 (PostgreSQL refuses NUL in text)', async () => {
     ctx = await createTestContext()
     const { userId, email } = await ctx.addUser({ email: 'ada@example.com' })
-    const { createApiKey } = await import('../../src/core/api-keys')
+    const { createApiKey } = await import('../../src/core/tenants/api-keys')
     const admin = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
     const token = (await ctx.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } })).json.data.response.accessToken
     const bearer = { authorization: `Bearer ${token}` }

@@ -7,7 +7,7 @@
 // turns, so the change comes from the owner's trusted browser, which queues apart.)
 import { afterEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
-import { setUserDisabled } from '../../src/core/users'
+import { setUserDisabled } from '../../src/core/accounts/users'
 import { SQL } from 'bun'
 import { createTestContext, PASSWORD, TEST_ENGINE, type TestContext } from '../helpers'
 

@@ -2,7 +2,7 @@
 // refusals are tallied and written as one audit row per subject and window), and tables do
 // not grow forever (retention prunes in small batches).
 import { afterEach, describe, expect, it } from 'bun:test'
-import { pruneExpiredData } from '../../src/core/retention'
+import { pruneExpiredData } from '../../src/core/retention/retention'
 import { silentLogger } from '../../src/log'
 import { startServer } from '../../src/server/serve'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose'
-import { signAccessToken, verifyAccessToken } from '../../src/core/access-tokens'
-import { revokeSigningKey } from '../../src/core/signing-keys'
-import { createApiKey } from '../../src/core/api-keys'
-import { createTenant } from '../../src/core/tenants'
-import { createUser } from '../../src/core/users'
+import { signAccessToken, verifyAccessToken } from '../../src/core/sessions/access-tokens'
+import { revokeSigningKey } from '../../src/core/sessions/signing-keys'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
 
 let ctx: TestContext

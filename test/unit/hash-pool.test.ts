@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
-import { HashPool } from '../../src/core/hash-pool'
+import { HashPool } from '../../src/core/accounts/hash-pool'
 
 /** This process's threads: id, name and nice value (field 19 of /proc's stat). */
 function threads(): Array<{ tid: number; name: string; nice: number }> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { backoffDelayMs, type BackoffRule } from '../../src/core/limits'
-import { underAddressLimits } from '../../src/core/password-reset'
+import { backoffDelayMs, type BackoffRule } from '../../src/core/guards/limits'
+import { underAddressLimits } from '../../src/core/accounts/password-reset'
 
 describe('the back-off (one definition for both engines)', () => {
   const rule: BackoffRule = { name: 'r', kind: 'backoff', threshold: 3, baseMs: 1000, capMs: 5000, windowMs: 86_400_000, resetOnSuccess: true }

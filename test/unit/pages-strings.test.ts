@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'bun:test'
 import { en } from '../../src/server/pages/strings/en'
 import type { AppError } from '../../src/core/errors'
-import { checkPasswordPolicy } from '../../src/core/password-policy'
+import { checkPasswordPolicy } from '../../src/core/accounts/password-policy'
 import { passwordRule } from '../../src/server/pages/problems'
 import { catalogues, chooseLanguage, formatWait, translator } from '../../src/server/pages/strings'
 

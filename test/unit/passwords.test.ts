@@ -3,9 +3,9 @@ import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError } from '../../src/core/errors'
-import { EventLoopMeter } from '../../src/core/event-loop-load'
-import { hashParameters, pickParameters, PasswordHasher, type ParameterMix } from '../../src/core/passwords'
-import { checkPasswordPolicy } from '../../src/core/password-policy'
+import { EventLoopMeter } from '../../src/core/guards/event-loop-load'
+import { hashParameters, pickParameters, PasswordHasher, type ParameterMix } from '../../src/core/accounts/passwords'
+import { checkPasswordPolicy } from '../../src/core/accounts/password-policy'
 import { tempDir } from '../helpers'
 
 const options = { memoryKib: 64, timeCost: 1, concurrency: 2, maxWaitMs: 250, initialEstimateMs: 100 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { newRefreshToken, refreshTokenKey, successorRefreshToken } from '../../src/core/refresh-tokens'
+import { newRefreshToken, refreshTokenKey, successorRefreshToken } from '../../src/core/sessions/refresh-tokens'
 import { hmacSha256, randomToken, sha256 } from '../../src/core/secrets'
 
 describe('refresh tokens and the key they are stored under', () => {

@@ -1,7 +1,7 @@
 // The origins a sign-in's return_to may lead to (core/tenant-pages.ts): origins alone, as
 // strictly as passkey origins, with a host plain enough to be written into a CSP source.
 import { describe, expect, it } from 'bun:test'
-import { validateReturnToOrigins } from '../../src/core/tenant-pages'
+import { validateReturnToOrigins } from '../../src/core/tenants/tenant-pages'
 
 describe('validateReturnToOrigins', () => {
   it('takes https origins, and http for a loopback host; one of each', () => {

@@ -1,6 +1,6 @@
 // A signing key's kid is typed on the command line (`authd keys revoke <kid>`).
 import { describe, expect, it } from 'bun:test'
-import { commandLineSafeKid, generateSigningKey } from '../../src/core/signing-keys'
+import { commandLineSafeKid, generateSigningKey } from '../../src/core/sessions/signing-keys'
 
 describe('signing key ids', () => {
   it('never begin with "-", which the CLI would read as an option (1 in 64 random ids did)', () => {

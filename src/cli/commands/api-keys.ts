@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createApiKey, revokeApiKey } from '../../core/api-keys'
+import { createApiKey, revokeApiKey } from '../../core/tenants/api-keys'
 import type { ApiKey } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, required, table } from '../io'

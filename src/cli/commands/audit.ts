@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { parseDuration } from '../../config'
 import { contextFrom } from '../context'
-import { MAX_AUDIT_LIMIT, readAudit } from '../../core/audit'
+import { MAX_AUDIT_LIMIT, readAudit } from '../../core/audit/audit'
 import { table, UsageError } from '../io'
 import type { Env } from '../index'
 import { integerOption } from '../usage'

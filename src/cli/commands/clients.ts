@@ -3,7 +3,7 @@
 import type { Command } from 'commander'
 import { createClient, deleteClient, listClients, rotateClientSecret, toClientView, updateClient, type ClientView } from '../../core/oidc/clients'
 import { ID_TOKEN_ALGS, type IdTokenAlg } from '../../core/oidc/types'
-import { tenantPagesUrl } from '../../core/tenant-pages'
+import { tenantPagesUrl } from '../../core/tenants/tenant-pages'
 import { contextFrom } from '../context'
 import { required, table, UsageError } from '../io'
 import type { Env } from '../index'

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { isPublished, revokeSigningKey, rotateKeys } from '../../core/signing-keys'
+import { isPublished, revokeSigningKey, rotateKeys } from '../../core/sessions/signing-keys'
 import { contextFrom } from '../context'
 import { isoTime, table } from '../io'
 import type { Env } from '../index'

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { listUserSessions, revokeUserSessions } from '../../core/sessions'
+import { listUserSessions, revokeUserSessions } from '../../core/sessions/sessions'
 import { contextFrom } from '../context'
 import { required, table } from '../io'
 import type { Env } from '../index'

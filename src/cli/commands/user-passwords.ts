@@ -1,9 +1,9 @@
 // users invite | set-password | import: the CLI side of the password lifecycle.
 import type { Command } from 'commander'
-import { inviteUser, toInvitationView } from '../../core/setup-password'
-import { importUsers, parseImportFile } from '../../core/user-import'
-import { checkPasswordPolicy } from '../../core/password-policy'
-import { getUser, setUserPassword } from '../../core/users'
+import { inviteUser, toInvitationView } from '../../core/accounts/setup-password'
+import { importUsers, parseImportFile } from '../../core/accounts/user-import'
+import { checkPasswordPolicy } from '../../core/accounts/password-policy'
+import { getUser, setUserPassword } from '../../core/accounts/users'
 import { deliverDue } from '../../core/mail/outbox'
 import { silentLogger } from '../../log'
 import { mailTransportFor } from '../../mail/transports'

@@ -3,7 +3,7 @@
 // minute (so mail flows again within a minute of SMTP coming back); after
 // `mailMaxAttempts` the message is marked failed (dead letter, `authd mail retry`). A
 // message whose secret expired is not sent late. A delivered message's body is erased.
-import { tenantTitle } from '../tenants'
+import { tenantTitle } from '../tenants/tenants'
 import type { Logger } from '../../log'
 import type { Deps } from '../deps'
 import type { MailKind, OutboxMessage, Tenant, User } from '../types'

@@ -2,18 +2,18 @@
 // wrong password is answered as before, with the same work, enrolled or not); a challenge is
 // single use, bound to its user and tenant, lives 5 minutes and allows 5 wrong codes, and
 // wrong codes count toward the account's login back-off (§9), each before it is judged.
-import { inAccountTurn, reserveAccountGuess } from '../account-guesses'
-import { audit, auditEvent, maskEmail, type Actor } from '../audit'
+import { inAccountTurn, reserveAccountGuess } from '../guards/account-guesses'
+import { audit, auditEvent, maskEmail, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { issueDeviceCookie } from '../device-cookies'
+import { issueDeviceCookie } from '../guards/device-cookies'
 import { badRequest, invalidCode, userDisabled } from '../errors'
-import { judged, sessionLimitUpdates, settle, settleGuess } from '../limits'
+import { judged, sessionLimitUpdates, settle, settleGuess } from '../guards/limits'
 import { randomToken, sha256 } from '../secrets'
-import type { SessionStartRecord } from '../store-sessions'
+import type { SessionStartRecord } from '../sessions/store'
 import type { MfaChallenge, Passkey, Tenant, User } from '../types'
 import { generateAuthenticationOptions, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { authenticationResponse, checkAssertion, passkeyAmr, userHandleMatches } from '../passkeys/credentials'
-import { relyingPartyOf } from '../passkeys/relying-party'
+import { relyingPartyOf } from '../tenants/relying-party'
 import { matchSecondFactor, spendSecondFactor, type MatchedCode, type MfaDeps } from './factor'
 
 export const MFA_CHALLENGE_TTL_MS = 5 * 60_000

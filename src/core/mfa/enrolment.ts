@@ -2,14 +2,14 @@
 // ends the user's other sessions, and every code typed is a guess counted against the
 // account's login back-off before it is judged. Enrolment, removal and an admin's reset are
 // audit events and mailed notices.
-import { inAccountTurn, reserveAccountGuess } from '../account-guesses'
-import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from '../audit'
+import { inAccountTurn, reserveAccountGuess } from '../guards/account-guesses'
+import { audit, auditEvent, CLI_ACTOR, maskEmail, type Actor } from '../audit/audit'
 import { badRequest, conflict, invalidCode } from '../errors'
-import { judged, settle } from '../limits'
-import type { Caller } from '../signed-in-user'
-import { requireRecentAuth } from '../recent-auth'
+import { judged, settle } from '../guards/limits'
+import type { Caller } from '../sessions/signed-in-user'
+import { requireRecentAuth } from '../sessions/recent-auth'
 import type { RecoveryCode } from '../types'
-import { getUser } from '../users'
+import { getUser } from '../accounts/users'
 import { matchSecondFactor, newRecoveryCode, notice, openSecret, RECOVERY_CODE_COUNT, recoveryCodeHash, sealSecret, spendSecondFactor, type MfaDeps } from './factor'
 import { matchTotp, newTotpSecret, otpauthUrl, typedTotpCode } from './totp'
 import type { VerifyDeps } from './challenge'

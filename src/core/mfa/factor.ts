@@ -2,7 +2,7 @@
 // under a server key, bound to the user), recovery codes single use and stored only as keyed
 // hashes, a TOTP code accepted once (its step is recorded; neither it nor an older one works
 // again) within ±1 step of drift. Shared by enrolment, the login challenge and step-up.
-import { tenantTitle } from '../tenants'
+import { tenantTitle } from '../tenants/tenants'
 import { randomBytes } from 'node:crypto'
 import type { Deps } from '../deps'
 import { newOutboxMessage } from '../mail/outbox'

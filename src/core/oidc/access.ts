@@ -3,9 +3,9 @@
 // with jose against the key ring (ES256 only, RS256 too for an ID token; this issuer only), and
 // an access token counts only while its grant (the refresh family it names in `sid`) is live.
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
-import { auditEvent, type Actor } from '../audit'
+import { auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { refreshTokenKey } from '../refresh-tokens'
+import { refreshTokenKey } from '../sessions/refresh-tokens'
 import type { RefreshFamily, SigningAlg, Tenant } from '../types'
 import { bearerRequired, invalidRequest, invalidToken, OAuthError } from './errors'
 import { userClaims } from './tokens'

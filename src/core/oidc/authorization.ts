@@ -4,10 +4,10 @@
 // judged in two stages, as panva's oidc-provider does: until the client and its redirect URI
 // are known good, an error is shown to the user and never sent anywhere (an open redirector
 // otherwise); after that, errors go back to the client with its `state` and our `iss`.
-import { audit, type Actor } from '../audit'
+import { audit, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { hmacSha256, randomToken, safeEqual, sha256 } from '../secrets'
-import type { Caller } from '../signed-in-user'
+import type { Caller } from '../sessions/signed-in-user'
 import type { Tenant } from '../types'
 import { invalidRequest, OAuthError } from './errors'
 import type { OidcClient } from './types'

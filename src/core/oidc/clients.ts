@@ -2,11 +2,11 @@
 // both go through these functions. A confidential client's secret is `authd_cs_` + 256 random
 // bits, shown once and stored as its SHA-256 (like an API key); it is compared in constant
 // time. A public client (a single-page or native app) has no secret and must use PKCE.
-import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit'
+import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { badRequest, notFoundById } from '../errors'
 import { randomToken, safeEqual, sha256 } from '../secrets'
-import { getTenant, validateName } from '../tenants'
+import { getTenant, validateName } from '../tenants/tenants'
 import { invalidClient } from './errors'
 import { ID_TOKEN_ALGS, type IdTokenAlg, type OidcClient } from './types'
 

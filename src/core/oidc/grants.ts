@@ -2,11 +2,11 @@
 // client) that an admin lists and ends, and consents that the user lists and withdraws on the
 // account page. Withdrawing a consent also ends the client's grants: the application is
 // signed out, not only asked again next time.
-import { audit, CLI_ACTOR, type Actor } from '../audit'
+import { audit, CLI_ACTOR, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { notFound } from '../errors'
-import type { Caller } from '../signed-in-user'
-import { getUser } from '../users'
+import type { Caller } from '../sessions/signed-in-user'
+import { getUser } from '../accounts/users'
 import { getClient } from './clients'
 
 export interface GrantView {

@@ -5,7 +5,7 @@
 // tenant answer to ever more issuer strings.
 import type { Deps } from '../deps'
 import { notFound } from '../errors'
-import { findTenantForPages } from '../tenant-pages'
+import { findTenantForPages } from '../tenants/tenant-pages'
 import type { Tenant } from '../types'
 import { invalidToken } from './errors'
 

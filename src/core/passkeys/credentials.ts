@@ -8,7 +8,7 @@ import { isoBase64URL } from '@simplewebauthn/server/helpers'
 import { badRequest } from '../errors'
 import type { Passkey } from '../types'
 import { authenticatorName } from './aaguids'
-import type { RelyingParty } from './relying-party'
+import type { RelyingParty } from '../tenants/relying-party'
 
 /** A ceremony's challenge lives this long (product spec §19). */
 export const CEREMONY_TTL_MS = 5 * 60_000

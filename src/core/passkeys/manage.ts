@@ -1,11 +1,11 @@
 // A user's passkeys, as the user manages them (list, rename, remove with step-up) and as an
 // administrator does (the admin API and `authd users passkeys list|delete`: a lost device).
-import { audit, auditEvent, CLI_ACTOR, type Actor } from '../audit'
+import { audit, auditEvent, CLI_ACTOR, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { notFound } from '../errors'
-import type { Caller } from '../signed-in-user'
-import { requireRecentAuth } from '../recent-auth'
-import { getUser } from '../users'
+import type { Caller } from '../sessions/signed-in-user'
+import { requireRecentAuth } from '../sessions/recent-auth'
+import { getUser } from '../accounts/users'
 import { toPasskeyView, type PasskeyView } from './credentials'
 import { validatePasskeyName } from './registration'
 

@@ -5,18 +5,18 @@
 // (the options exclude the user's own); a user holds at most 20; the user is mailed.
 import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server'
 import { isoBase64URL } from '@simplewebauthn/server/helpers'
-import { auditEvent, type Actor } from '../audit'
+import { auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { AppError, badRequest, conflict } from '../errors'
 import { newOutboxMessage } from '../mail/outbox'
 import { passkeyAddedMail } from '../mail/templates'
-import type { Caller } from '../signed-in-user'
-import { requireRecentAuth } from '../recent-auth'
-import { validateName, tenantTitle } from '../tenants'
+import type { Caller } from '../sessions/signed-in-user'
+import { requireRecentAuth } from '../sessions/recent-auth'
+import { validateName, tenantTitle } from '../tenants/tenants'
 import type { Passkey } from '../types'
 import { authenticatorName } from './aaguids'
 import { CEREMONY_TTL_MS, MAX_PASSKEYS, registrationResponse, toPasskeyView, type PasskeyView } from './credentials'
-import { relyingPartyOf } from './relying-party'
+import { relyingPartyOf } from '../tenants/relying-party'
 
 type RegistrationDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'mailQueued'>
 

@@ -5,17 +5,17 @@
 // unknown credential and a bad signature get the same 401; every assertion is a guess counted
 // before it is judged (§18).
 import { generateAuthenticationOptions, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
-import { accountGuessChecks, inAccountTurn } from '../account-guesses'
-import { auditEvent, maskEmail, type Actor } from '../audit'
+import { accountGuessChecks, inAccountTurn } from '../guards/account-guesses'
+import { auditEvent, maskEmail, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { issueDeviceCookie } from '../device-cookies'
+import { issueDeviceCookie } from '../guards/device-cookies'
 import { badRequest, unauthorized, userDisabled } from '../errors'
-import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, spendBudget, type Rule } from '../limits'
-import { startSession, type LoginResult } from '../sessions'
+import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, spendBudget, type Rule } from '../guards/limits'
+import { startSession, type LoginResult } from '../sessions/sessions'
 import type { Tenant } from '../types'
-import { normaliseEmail } from '../users'
+import { normaliseEmail } from '../accounts/users'
 import { authenticationResponse, CEREMONY_TTL_MS, checkAssertion, passkeyAmr, userHandleMatches } from './credentials'
-import { relyingPartyOf } from './relying-party'
+import { relyingPartyOf } from '../tenants/relying-party'
 
 type SignInDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys' | 'limitRules' | 'refusals' | 'guessTurns' | 'events'>
 

@@ -6,7 +6,7 @@
 import { checkServerIdentity } from 'node:tls'
 import type { Logger } from '../../log'
 import type { Deps } from '../deps'
-import { auditEvent } from '../audit'
+import { auditEvent } from '../audit/audit'
 import { webhookDisabledMail } from '../mail/templates'
 import { newOutboxMessage } from '../mail/outbox'
 import { RefusedAddress, resolveTarget, type Resolver } from './address'

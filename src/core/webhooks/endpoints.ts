@@ -1,7 +1,7 @@
 // Managing a tenant's webhook endpoints (the CLI and the admin API call these): the secret is
 // made here, shown once, and stored only sealed. An admin API key sees and changes only its
 // own tenant's endpoints; another tenant's ids are answered as unknown ones.
-import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit'
+import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { badRequest, conflict, notFoundById } from '../errors'
 import { checkEndpointUrl } from './address'

@@ -1,7 +1,7 @@
 // Idempotency keys over PostgreSQL: the same rules as ../idempotency-store.ts. Two instances
 // claiming one key at once: the primary key lets one insert win; the other reads its record.
 import { and, eq, isNull, lt, or } from 'drizzle-orm'
-import type { IdempotencyStore } from '../../core/store-guards'
+import type { IdempotencyStore } from '../../core/guards/store'
 import type { PgDb } from './client'
 import { idempotencyKeys } from './schema'
 

@@ -3,8 +3,8 @@
 // instance never lose a count.
 import { desc, eq, inArray, sql } from 'drizzle-orm'
 import { auditFilter } from '../audit-filter'
-import type { AuditStore } from '../../core/store-audit'
-import type { LimitStore, LimitUpdate } from '../../core/store-guards'
+import type { AuditStore } from '../../core/audit/store'
+import type { LimitStore, LimitUpdate } from '../../core/guards/store'
 import type { AuditEvent, LimitCounter } from '../../core/types'
 import type { PgDb, PgExecutor } from './client'
 import { auditEvents, limitCounters } from './schema'

@@ -1,7 +1,7 @@
 // Second factors over PostgreSQL: the SQLite rules (../mfa-store.ts); each conditional write is
 // one statement, so concurrent uses on any instances settle on the row lock.
 import { and, count, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
-import type { MfaStore } from '../../core/store-mfa'
+import type { MfaStore } from '../../core/mfa/store'
 import type { PgDb } from './client'
 import { revokeSessionsOf } from './helpers'
 import { lockAndReadLimits, toAuditRow, writeLimits } from './limit-audit-stores'

@@ -3,7 +3,7 @@
 // waits, then finds it spent and starts nothing; a reuse locks the row too (FOR UPDATE), so it
 // revokes the grant of a redemption that was still committing.
 import { and, asc, eq, gt, isNull } from 'drizzle-orm'
-import type { OidcStore } from '../../core/store-oidc'
+import type { OidcStore } from '../../core/oidc/store'
 import { toClient, toClientRow } from '../oidc-store'
 import type { PgDb } from './client'
 import { toAuditRow } from './limit-audit-stores'

@@ -2,7 +2,7 @@
 // one UPDATE whose row is picked FOR UPDATE SKIP LOCKED, so each message goes to exactly one
 // worker, and the lease lets another take it over if that worker dies mid-send.
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { OutboxStore } from '../../core/store-mail'
+import type { OutboxStore } from '../../core/mail/store'
 import type { OutboxMessage } from '../../core/types'
 import type { PgDb } from './client'
 import { mailOutbox } from './schema'

@@ -2,7 +2,7 @@
 // counted under an advisory lock on the user, so two registrations racing on any instances
 // cannot both pass the limit; the other rules are single conditional statements.
 import { and, asc, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
-import type { PasskeyStore } from '../../core/store-passkeys'
+import type { PasskeyStore } from '../../core/passkeys/store'
 import type { PgDb } from './client'
 import { isPgUniqueViolation } from './client'
 import { lockKey } from './helpers'

@@ -2,7 +2,7 @@
 // (../password-stores.ts), with row-level conditional writes settling the races across
 // instances and an advisory lock where a rule reads before it writes (the per-address limits).
 import { and, count, desc, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
-import type { PasswordResetStore, SetupTokenStore } from '../../core/store-accounts'
+import type { PasswordResetStore, SetupTokenStore } from '../../core/accounts/store'
 import type { PgDb } from './client'
 import { lockKey, replacePassword, spendOutstandingSecrets } from './helpers'
 import { lockAndReadLimits, toAuditRow, writeLimits } from './limit-audit-stores'

@@ -2,7 +2,7 @@
 // lock where a rule reads before it writes (the per-address limits) and a conditional delete
 // settling concurrent verifications across instances.
 import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
-import type { SignupStore } from '../../core/store-signup'
+import type { SignupStore } from '../../core/signup/store'
 import type { PgDb } from './client'
 import { lockKey } from './helpers'
 import { toAuditRow } from './limit-audit-stores'

@@ -9,7 +9,7 @@ import { signedInPage } from '../pages/account-view'
 import { form, formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
-import type { Caller } from '../../core/signed-in-user'
+import type { Caller } from '../../core/sessions/signed-in-user'
 import { formatMoment, type MessageKey } from '../pages/strings'
 
 /** What a consent allows, as a sentence's list: "know who you are, see your name, and …" */

@@ -3,7 +3,7 @@
 // login page with return_to back here; a third-party client's first request shows the
 // consent page. Until the client and redirect URI are known good, errors are drawn as a page;
 // after that they go back to the client (RFC 6749 §4.1.2.1), with `state` and `iss`.
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, signedInAfterOf, signInMark, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'

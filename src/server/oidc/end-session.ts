@@ -3,7 +3,7 @@
 // session of the same user, a leaked one say, is no proof this browser asked); otherwise the user confirms with a form
 // (a link alone must not sign anyone out). Then the browser goes to the client's registered
 // post_logout_redirect_uri (with `state`), or to the login page.
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { paramsOf } from '../../core/oidc/authorization'

@@ -14,7 +14,7 @@ import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
 import { formValue } from '../pages/forms'
 import { PAGE_PREFIX } from '../pages/page'
-import type { Actor } from '../../core/audit'
+import type { Actor } from '../../core/audit/audit'
 import { discoveryDocument, issuerOf, presentedClient, refuseRepeated } from './protocol'
 
 interface EndpointRequest {

@@ -4,8 +4,8 @@
 // two-factor.ts, which draw it again with their problems.
 import type { Deps } from '../../core/deps'
 import { hasConfirmedTotp } from '../../core/mfa/factor'
-import { listSessions, type Caller, type SessionView } from '../../core/signed-in-user'
-import { hasRecentAuth } from '../../core/recent-auth'
+import { listSessions, type Caller, type SessionView } from '../../core/sessions/signed-in-user'
+import { hasRecentAuth } from '../../core/sessions/recent-auth'
 import { field, form, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, type Page, type PageRequest } from './page'

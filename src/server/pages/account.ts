@@ -4,7 +4,7 @@
 // (/logout-all), changePasswordInSession (/me/password).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { changePasswordInSession, endAllSessions, endSession } from '../../core/signed-in-user'
+import { changePasswordInSession, endAllSessions, endSession } from '../../core/sessions/signed-in-user'
 import { clientActor } from '../plugins/client-ip'
 import { accountPage, signedInPage } from './account-view'
 import { clearCookie } from './cookies'

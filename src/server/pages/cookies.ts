@@ -9,7 +9,7 @@
 //   device   the device cookie of core/device-cookies.ts, as the API's authdDevice
 import type { Cookie } from 'elysia'
 import type { Config } from '../../config'
-import { DEVICE_COOKIE_MAX_AGE_SEC } from '../../core/device-cookies'
+import { DEVICE_COOKIE_MAX_AGE_SEC } from '../../core/guards/device-cookies'
 
 export type CookieJar = Record<string, Cookie<unknown>>
 

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { notFound } from '../../core/errors'
-import { findTenantForPages } from '../../core/tenant-pages'
+import { findTenantForPages } from '../../core/tenants/tenant-pages'
 import { accountPages } from './account'
 import { invitePages } from './invite'
 import { loginPages } from './login'

@@ -2,10 +2,10 @@
 // with the setup token in the URL's fragment, which no server or log ever sees. A script of
 // the page's own (allowed by its nonce) copies it into the form; without JavaScript, the user
 // pastes the token the mail also shows. The form calls setupPassword, as POST /setup-password.
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { setupPassword } from '../../core/setup-password'
+import { setupPassword } from '../../core/accounts/setup-password'
 import { clientActor } from '../plugins/client-ip'
 import { field, form, formValue, problems, type FormState } from './forms'
 import { html } from './html'

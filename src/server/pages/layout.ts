@@ -1,7 +1,7 @@
 // The frame of every page: the tenant's branding (display name, accent colour, logo), the
 // language, the style sheet under the response's nonce, and the main landmark with the
 // page's heading.
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import type { Tenant } from '../../core/types'
 import css from './assets/pages.css' with { type: 'text' }
 import { html, unsafeRaw, type SafeHtml } from './html'

@@ -2,13 +2,13 @@
 // TOTP or recovery code). The same domain functions as POST /login and POST /mfa/verify, so
 // the same back-off, limits, audit events and enumeration resistance; the session they start
 // is the page session (cookies.ts).
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import { signInWithPasskey, startPasskeySignIn } from '../../core/passkeys/sign-in'
-import { login, loginWithSecondFactor } from '../../core/login'
-import type { LoginResult } from '../../core/sessions'
+import { login, loginWithSecondFactor } from '../../core/sign-in/login'
+import type { LoginResult } from '../../core/sessions/sessions'
 import { clientActor } from '../plugins/client-ip'
 import { readCookie } from './cookies'
 import { startPageSession } from './page-session'

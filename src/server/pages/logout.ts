@@ -1,7 +1,7 @@
 // /t/{tenant}/logout: a page with one button (signing out changes state, so it is a form sent
 // with POST, never a link another site could make the browser follow), calling logout as
 // POST /logout does: the session ends, its cookie is cleared.
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { clientActor } from '../plugins/client-ip'

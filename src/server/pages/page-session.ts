@@ -8,9 +8,9 @@
 // One cookie serves every tenant of this authd, so a sign-in in a browser that already holds a
 // page session ends that session first: the browser keeps one session, not a live one it can no
 // longer reach or end.
-import type { Actor } from '../../core/audit'
+import type { Actor } from '../../core/audit/audit'
 import type { Deps } from '../../core/deps'
-import { logout, type LoginResult } from '../../core/sessions'
+import { logout, type LoginResult } from '../../core/sessions/sessions'
 import { seal, unseal } from '../../core/secrets'
 import { clearCookie, DEVICE_MAX_AGE_SEC, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
 

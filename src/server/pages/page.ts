@@ -4,12 +4,12 @@
 // or redirect() answers. Handlers stay as thin as the API's routes: read the form, call the
 // domain function, draw the answer.
 import type { Context } from 'elysia'
-import type { Actor } from '../../core/audit'
+import type { Actor } from '../../core/audit/audit'
 import type { Deps } from '../../core/deps'
 import { AppError, notFound } from '../../core/errors'
 import { randomToken } from '../../core/secrets'
-import { authenticateSessionToken, type Caller } from '../../core/signed-in-user'
-import { findTenantForPages, isPlainHost, returnToOriginsOf } from '../../core/tenant-pages'
+import { authenticateSessionToken, type Caller } from '../../core/sessions/signed-in-user'
+import { findTenantForPages, isPlainHost, returnToOriginsOf } from '../../core/tenants/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { oidcFormTargets } from '../oidc/form-targets'
 import { formValue } from './forms'

@@ -2,8 +2,8 @@
 // remove, and the button that adds one), the script tag, and a credential as the script sends it.
 import type { Deps } from '../../core/deps'
 import { listOwnPasskeys } from '../../core/passkeys/manage'
-import { passkeysPossible } from '../../core/passkeys/relying-party'
-import type { Caller } from '../../core/signed-in-user'
+import { passkeysPossible } from '../../core/tenants/relying-party'
+import type { Caller } from '../../core/sessions/signed-in-user'
 import { formValue } from './forms'
 import { html } from './html'
 import type { Page } from './page'

@@ -4,7 +4,7 @@
 // the same work for both; test/http/pages-forms.test.ts compares the pages).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { changePassword, requestPasswordReset } from '../../core/password-reset'
+import { changePassword, requestPasswordReset } from '../../core/accounts/password-reset'
 import { clientActor } from '../plugins/client-ip'
 import { DEVICE_MAX_AGE_SEC, readCookie, setCookie } from './cookies'
 import { field, form, formValue, notice, problems, type FormState } from './forms'

@@ -2,10 +2,10 @@
 // (product spec §15): the domain functions of POST /signup and POST /verify-email. The sign-up
 // form's answer is the verify form with the same notice for every address (new, registered
 // or refused: the domain does the same work for each); a verified code starts the page session.
-import { tenantTitle } from '../../core/tenants'
+import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { parseSignupPolicy, requestSignup, verifyEmail } from '../../core/signup'
+import { parseSignupPolicy, requestSignup, verifyEmail } from '../../core/signup/signup'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
 import { readCookie } from './cookies'

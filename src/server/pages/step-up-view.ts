@@ -5,7 +5,7 @@
 import type { Deps } from '../../core/deps'
 import { hasConfirmedTotp } from '../../core/mfa/factor'
 import { listOwnPasskeys } from '../../core/passkeys/manage'
-import type { Caller } from '../../core/signed-in-user'
+import type { Caller } from '../../core/sessions/signed-in-user'
 import { field, form, type FormState } from './forms'
 import { html } from './html'
 import type { Page } from './page'

@@ -3,7 +3,7 @@
 // function of POST /reauthenticate: the same proofs, back-off and audit events.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { reauthenticate } from '../../core/step-up'
+import { reauthenticate } from '../../core/sign-in/step-up'
 import { clientActor } from '../plugins/client-ip'
 import { accountPage, signedInPage } from './account-view'
 import { readCookie } from './cookies'

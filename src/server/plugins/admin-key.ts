@@ -2,8 +2,8 @@
 // actor every admin operation is done and audited as (the client's address plus the key's id
 // and tenant), or answers 401 (no valid key) / 403 (a key without the admin scope).
 import { Elysia } from 'elysia'
-import { authenticateAdminKey } from '../../core/api-keys'
-import { adminActor } from '../../core/audit'
+import { authenticateAdminKey } from '../../core/tenants/api-keys'
+import { adminActor } from '../../core/audit/audit'
 import type { Deps } from '../../core/deps'
 import { clientActor } from './client-ip'
 

@@ -1,7 +1,7 @@
 // The X-API-KEY guard: `{ apiKey: true }` on a route resolves the tenant the key selects,
 // or answers 401 before the handler runs.
 import { Elysia } from 'elysia'
-import { authenticateApiKey } from '../../core/api-keys'
+import { authenticateApiKey } from '../../core/tenants/api-keys'
 import type { Deps } from '../../core/deps'
 
 export const apiKeyGuard = (deps: Pick<Deps, 'store'>) =>

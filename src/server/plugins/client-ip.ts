@@ -7,7 +7,7 @@ import { mailLanguageFor } from '../../core/mail/strings'
 import { Elysia } from 'elysia'
 import ipaddr from 'ipaddr.js'
 import type { Config } from '../../config'
-import type { Actor } from '../../core/audit'
+import type { Actor } from '../../core/audit/audit'
 
 /** The socket peer of a request handled without a socket (tests, app.handle). */
 export const peerAddresses = new WeakMap<Request, string>()

@@ -3,7 +3,7 @@
 // never see it), Secure, SameSite=None (apps on another site log in with credentials), and
 // only sent to the auth API.
 import type { Cookie } from 'elysia'
-import { DEVICE_COOKIE_MAX_AGE_SEC } from '../../core/device-cookies'
+import { DEVICE_COOKIE_MAX_AGE_SEC } from '../../core/guards/device-cookies'
 import { REFRESH_COOKIE_PATH } from './refresh-cookie'
 
 export const DEVICE_COOKIE = 'authdDevice'

@@ -5,7 +5,7 @@
 // request's, to muddle an investigation). Any e-mail address in the path
 // (the forgot-password one) is masked before it is logged; nothing else a client sends is logged.
 import { Elysia, type Context } from 'elysia'
-import { maskEmail } from '../../core/audit'
+import { maskEmail } from '../../core/audit/audit'
 import type { Logger } from '../../log'
 import { errorCodes } from '../errors'
 import type { Metrics } from '../metrics'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { changePassword } from '../../core/password-reset'
+import { changePassword } from '../../core/accounts/password-reset'
 import { envelope } from '../errors'
 import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { FORGOT_PASSWORD_MESSAGE, requestPasswordReset } from '../../core/password-reset'
+import { FORGOT_PASSWORD_MESSAGE, requestPasswordReset } from '../../core/accounts/password-reset'
 import { envelope } from '../errors'
 import { API_KEY, responses } from '../openapi'
 import { clientActor } from '../plugins/client-ip'

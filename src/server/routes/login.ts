@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { login } from '../../core/login'
+import { login } from '../../core/sign-in/login'
 import { envelope } from '../errors'
 import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'

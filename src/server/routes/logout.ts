@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { logout } from '../../core/sessions'
+import { logout } from '../../core/sessions/sessions'
 import { envelope } from '../errors'
 import { REFRESH_COOKIE, responses } from '../openapi'
 import { clientActor } from '../plugins/client-ip'

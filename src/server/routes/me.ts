@@ -1,8 +1,8 @@
 // The signed-in user (product spec §16): who am I, my sessions, ending one or all of them.
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { changePasswordInSession, endAllSessions, endSession, listSessions } from '../../core/signed-in-user'
-import { toOwnUserView, toPublicUser } from '../../core/users'
+import { changePasswordInSession, endAllSessions, endSession, listSessions } from '../../core/sessions/signed-in-user'
+import { toOwnUserView, toPublicUser } from '../../core/accounts/users'
 import { envelope } from '../errors'
 import { BEARER, responses, schemas } from '../openapi'
 import { bearerGuard } from '../plugins/bearer'

@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { confirmTotpEnrolment, disableTotp, startTotpEnrolment } from '../../core/mfa/enrolment'
-import { loginWithSecondFactor } from '../../core/login'
+import { loginWithSecondFactor } from '../../core/sign-in/login'
 import { envelope } from '../errors'
 import { API_KEY, BEARER, responses, schemas } from '../openapi'
 import { apiKeyGuard } from '../plugins/api-key'

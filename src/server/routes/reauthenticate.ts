@@ -2,7 +2,7 @@
 // that their session may change how the account is protected for the next five minutes.
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { reauthenticate } from '../../core/step-up'
+import { reauthenticate } from '../../core/sign-in/step-up'
 import { envelope } from '../errors'
 import { BEARER, responses } from '../openapi'
 import { bearerGuard } from '../plugins/bearer'

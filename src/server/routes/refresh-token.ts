@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { refresh } from '../../core/sessions'
+import { refresh } from '../../core/sessions/sessions'
 import { envelope } from '../errors'
 import { REFRESH_COOKIE, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { setupPassword } from '../../core/setup-password'
+import { setupPassword } from '../../core/accounts/setup-password'
 import { envelope } from '../errors'
 import { responses } from '../openapi'
 import { clientActor } from '../plugins/client-ip'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { requestSignup, SIGNUP_MESSAGE, verifyEmail } from '../../core/signup'
+import { requestSignup, SIGNUP_MESSAGE, verifyEmail } from '../../core/signup/signup'
 import { envelope } from '../errors'
 import { API_KEY, responses, schemas } from '../openapi'
 import { clientActor } from '../plugins/client-ip'
