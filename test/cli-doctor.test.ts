@@ -6,7 +6,7 @@ import { cliRunner, SOURCE_CLI } from './cli-runner'
 import { tempDir } from './helpers'
 import { startSmtp } from './smtp'
 import { loadConfig } from '../src/config'
-import { sizeFindings } from '../src/cli/doctor-size'
+import { sizeFindings } from '../src/cli/doctor/size'
 
 let dir: string
 let authd: ReturnType<typeof cliRunner>

@@ -18,12 +18,12 @@ import { registerSessions } from './commands/sessions'
 import { registerTenants } from './commands/tenants'
 import { registerUsers } from './commands/users'
 import { registerWebhooks } from './commands/webhooks'
+import type { Env } from './env'
 import { CliError, UsageError } from './io'
 import { AuthdCommand } from './usage'
 import { VERSION } from '../version'
 
-export type Env = Record<string, string | undefined>
-
+export type { Env }
 
 export function buildProgram(env: Env): Command {
   const program = new AuthdCommand('authd')

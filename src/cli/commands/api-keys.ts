@@ -3,7 +3,7 @@ import { createApiKey, revokeApiKey } from '../../core/tenants/api-keys'
 import type { ApiKey } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, required, table } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 const view = (k: ApiKey) => ({
   keyId: k.id,

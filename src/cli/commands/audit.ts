@@ -3,7 +3,7 @@ import { parseDuration } from '../../config'
 import { contextFrom } from '../context'
 import { MAX_AUDIT_LIMIT, readAudit } from '../../core/audit/audit'
 import { table, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 import { integerOption } from '../usage'
 
 /** "24h", "7d" (that long ago) or an ISO date/time. */

@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import { backupDatabase } from '../../db/backup'
 import { contextFrom } from '../context'
 import { CliError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 export function registerBackup(program: Command, env: Env) {
   program

@@ -6,7 +6,7 @@ import { ID_TOKEN_ALGS, type IdTokenAlg } from '../../core/oidc/types'
 import { tenantPagesUrl } from '../../core/tenants/tenant-pages'
 import { contextFrom } from '../context'
 import { required, table, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 /** A repeatable option: every --redirect-uri adds one. */
 const collect = (value: string, previous: string[] = []) => [...previous, value]

@@ -5,7 +5,7 @@ import { redactUrl } from '../../db/engine'
 import { contextFrom } from '../context'
 import { progressBar } from '../progress'
 import { CliError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 export function registerDb(program: Command, env: Env) {
   const db = program.command('db').description('move the data between database engines')

@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
-import { runDoctor } from '../doctor'
+import { runDoctor } from '../doctor/checks'
 import { contextFrom } from '../context'
 import { withRecordedPublicUrlIfReadable } from '../public-url'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 const MARK = { ok: '✓', warn: '!', fail: '✗' } as const
 

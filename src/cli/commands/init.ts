@@ -16,7 +16,7 @@ import { openRuntime } from '../../runtime'
 import { contextFrom, type GlobalOptions } from '../context'
 import { deliverNow, type Delivery } from '../deliver'
 import { CliError, promptNewPassword, readPasswordFromStdin, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 interface InitOptions {
   yes?: boolean

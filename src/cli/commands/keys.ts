@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { isPublished, revokeSigningKey, rotateKeys } from '../../core/sessions/signing-keys'
 import { contextFrom } from '../context'
 import { isoTime, table } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 export function registerKeys(program: Command, env: Env) {
   const keys = program.command('keys').description('signing keys: ES256 for access tokens (and ID tokens that ask for it), RS256 for ID tokens')

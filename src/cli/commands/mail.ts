@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import type { OutboxMessage } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, table } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 // Metadata only: a message's body may hold an OTP or a setup token.
 const view = (m: OutboxMessage) => ({

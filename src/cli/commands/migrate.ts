@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { openEngine } from '../../db/engine'
 import { contextFrom } from '../context'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 export function registerMigrate(program: Command, env: Env) {
   program

@@ -4,7 +4,7 @@ import { openRuntime } from '../../runtime'
 import { startServer } from '../../server/serve'
 import { contextFrom } from '../context'
 import { demoBanner, existingDataHint, seedDemoIfEmpty } from '../demo'
-import type { Env } from '../index'
+import type { Env } from '../env'
 import { integerOption } from '../usage'
 
 export function registerServe(program: Command, env: Env) {

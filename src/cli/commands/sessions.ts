@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { listUserSessions, revokeUserSessions } from '../../core/sessions/sessions'
 import { contextFrom } from '../context'
 import { required, table } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 export function registerSessions(program: Command, env: Env) {
   const sessions = program.command('sessions').description('login sessions (refresh-token families)')

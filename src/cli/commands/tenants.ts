@@ -7,7 +7,7 @@ import { returnToOriginsOf, setTenantReturnToOrigins, toTenantPagesView, updateT
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
 import { isoTime, required, table, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt), returnToOrigins: returnToOriginsOf(t) })
 /** A repeatable option's values, each of which may also be a comma-separated list. */

@@ -10,7 +10,7 @@ import { mailTransportFor } from '../../mail/transports'
 import { deliverNow } from '../deliver'
 import { contextFrom } from '../context'
 import { CliError, isoTime, promptNewPassword, readPasswordFromStdin, required, table, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 
 export function registerUserPasswords(users: Command, env: Env) {
   users

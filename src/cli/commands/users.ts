@@ -5,7 +5,7 @@ import { getTenant } from '../../core/tenants/tenants'
 import { createUser, deleteUser, listUsers, MAX_PAGE, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/accounts/users'
 import { contextFrom } from '../context'
 import { readPasswordFromStdin, required, table, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 import { integerOption } from '../usage'
 import { registerUserPasswords } from './user-passwords'
 

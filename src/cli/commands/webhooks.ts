@@ -4,7 +4,7 @@ import type { Command } from 'commander'
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, redeliver, rotateSecret, updateEndpoint, type EndpointView } from '../../core/webhooks/endpoints'
 import { contextFrom } from '../context'
 import { required, table, UsageError } from '../io'
-import type { Env } from '../index'
+import type { Env } from '../env'
 import { integerOption } from '../usage'
 
 const row = (e: EndpointView) => ({ ...e, events: e.events.join(',') })

@@ -4,22 +4,19 @@ import { Database } from 'bun:sqlite'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
-import { describeUnknownSetting, unknownSettings, type Config } from '../config'
-import { openEngine, redactUrl } from '../db/engine'
-import { migrationStatus } from '../db/migrate'
-import { openPostgres } from '../db/pg/client'
-import { pgMigrationStatus } from '../db/pg/migrate'
-import { isIpAddress, relyingPartyOf, rpIdFitsOrigin } from '../core/tenants/relying-party'
-import type { Tenant } from '../core/types'
-import { readTlsPair } from '../server/listen'
-import { sizeChecks } from './doctor-size'
+import { describeUnknownSetting, unknownSettings, type Config } from '../../config'
+import { openEngine, redactUrl } from '../../db/engine'
+import { migrationStatus } from '../../db/migrate'
+import { openPostgres } from '../../db/pg/client'
+import { pgMigrationStatus } from '../../db/pg/migrate'
+import { isIpAddress, relyingPartyOf, rpIdFitsOrigin } from '../../core/tenants/relying-party'
+import type { Tenant } from '../../core/types'
+import { readTlsPair } from '../../server/listen'
+import { sizeChecks } from './size'
 
-export interface Finding {
-  check: string
-  status: 'ok' | 'warn' | 'fail'
-  detail: string
-  fix?: string
-}
+import type { Finding } from './finding'
+
+export type { Finding }
 
 const KEY_ROTATION_DAYS = 90
 

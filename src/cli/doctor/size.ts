@@ -5,10 +5,10 @@
 // on their own. bench/README.md (Scale) has the sizes measured.
 import { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
-import type { Config } from '../config'
-import { retentionPolicy } from '../core/retention/retention'
-import { openPostgres } from '../db/pg/client'
-import type { Finding } from './doctor'
+import type { Config } from '../../config'
+import { retentionPolicy } from '../../core/retention/retention'
+import { openPostgres } from '../../db/pg/client'
+import type { Finding } from './finding'
 
 const MIB = 1024 * 1024
 /** From here on, how long rows are kept is most of what decides the size. */
