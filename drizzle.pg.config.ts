@@ -4,5 +4,5 @@ import { defineConfig } from 'drizzle-kit'
 export default defineConfig({
   dialect: 'postgresql',
   schema: './src/db/pg/schema.ts',
-  out: './src/db/migrations-pg',
+  out: './src/db/pg/migrations',
 })

@@ -8,7 +8,7 @@ import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { runMigrations } from '../src/db/migrate'
+import { runMigrations } from '../src/db/sqlite/migrate'
 import { runPgMigrations } from '../src/db/pg/migrate'
 
 export type Row = unknown[]

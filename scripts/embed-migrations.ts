@@ -3,7 +3,7 @@
 // migrator reads the files from disk at run time, where a compiled binary has none).
 import { readFileSync } from 'node:fs'
 
-for (const dir of ['migrations', 'migrations-pg']) {
+for (const dir of ['sqlite/migrations', 'pg/migrations']) {
   const base = new URL(`../src/db/${dir}/`, import.meta.url)
   const journal = JSON.parse(readFileSync(new URL('meta/_journal.json', base), 'utf8')) as { entries: Array<{ tag: string }> }
   const lines = [

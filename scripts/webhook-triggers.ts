@@ -143,5 +143,5 @@ function append(dir: string, triggers: string[], engine: string) {
 }
 
 const root = join(import.meta.dir, '..')
-append(join(root, 'src/db/migrations'), sqliteTriggers, 'PostgreSQL')
-append(join(root, 'src/db/migrations-pg'), pgTriggers, 'SQLite')
+append(join(root, 'src/db/sqlite/migrations'), sqliteTriggers, 'PostgreSQL')
+append(join(root, 'src/db/pg/migrations'), pgTriggers, 'SQLite')

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as errors from '../src/core/errors'
-import { mailOutbox } from '../src/db/schema'
+import { mailOutbox } from '../src/db/sqlite/schema'
 import { createTestContext, type TestContext } from './helpers'
 
 const README = readFileSync(join(import.meta.dir, '../README.md'), 'utf8')

@@ -10,12 +10,12 @@ import { getTableConfig as getPgTableConfig, PgTable } from 'drizzle-orm/pg-core
 import { getTableConfig as getSqliteTableConfig } from 'drizzle-orm/sqlite-core'
 import { existsSync } from 'node:fs'
 import type { Config } from '../config'
-import { openDatabase, type Db } from './client'
-import { runMigrations } from './migrate'
+import { openDatabase, type Db } from './sqlite/client'
+import { runMigrations } from './sqlite/migrate'
 import { openPostgres, type PgDb } from './pg/client'
 import { runPgMigrations } from './pg/migrate'
 import * as pgSchema from './pg/schema'
-import * as sqliteSchema from './schema'
+import * as sqliteSchema from './sqlite/schema'
 
 /** Tables in an order that respects their foreign keys (test/unit/copy checks it names every
  *  table of both schemas: a table left out would be lost at the move, silently). */

@@ -3,12 +3,12 @@
 // the one place that knows which engine it is.
 import type { Config } from '../config'
 import type { Store } from '../core/store'
-import { openDatabase } from './client'
-import { migrationStatus, runMigrations, type MigrationStatus } from './migrate'
+import { openDatabase } from './sqlite/client'
+import { migrationStatus, runMigrations, type MigrationStatus } from './sqlite/migrate'
 import { openPostgres } from './pg/client'
 import { pgMigrationStatus, runPgMigrations } from './pg/migrate'
 import { createPgStore } from './pg/store'
-import { createSqliteStore } from './sqlite-store'
+import { createSqliteStore } from './sqlite/store'
 
 export interface Engine {
   kind: 'sqlite' | 'postgres'

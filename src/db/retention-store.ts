@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Store } from '../core/store'
 import type { PruneTarget } from '../core/retention/store'
-import type { Db } from './client'
+import type { Db } from './sqlite/client'
 import type { PgDb } from './pg/client'
 
 /**

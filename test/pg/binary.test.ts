@@ -10,7 +10,7 @@ import { BINARY, serveBinary, setUpAccount, useBinaryAndTempDir } from '../binar
 import { cliRunner } from '../cli-runner'
 import { PASSWORD, toResult } from '../helpers'
 import { describePostgres, useTestDatabase } from '../pg'
-import { journal } from '../../src/db/migrations-pg'
+import { journal } from '../../src/db/pg/migrations'
 
 const dir = useBinaryAndTempDir()
 

@@ -3,7 +3,7 @@
 import { SQL } from 'bun'
 import { expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { embeddedMigrations, runMigrations } from '../../src/db/migrate'
+import { embeddedMigrations, runMigrations } from '../../src/db/sqlite/migrate'
 import { embeddedPgMigrations, pgMigrationStatus, runPgMigrations } from '../../src/db/pg/migrate'
 import { describePostgres, useTestDatabase } from '../pg'
 

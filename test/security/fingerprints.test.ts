@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApiKey } from '../../src/core/tenants/api-keys'
-import { backupDatabase } from '../../src/db/backup'
+import { backupDatabase } from '../../src/db/sqlite/backup'
 import { createTestContext, queryDatabase, type TestContext } from '../helpers'
 
 let ctx: TestContext

@@ -6,7 +6,7 @@ import { PgTable } from 'drizzle-orm/pg-core'
 import { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { TABLES } from '../../src/db/copy'
 import * as pgSchema from '../../src/db/pg/schema'
-import * as sqliteSchema from '../../src/db/schema'
+import * as sqliteSchema from '../../src/db/sqlite/schema'
 
 describe('authd db copy', () => {
   it('copies every table of the SQLite and the PostgreSQL schema', () => {

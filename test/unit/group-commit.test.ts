@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { GroupCommit } from '../../src/db/group-commit'
+import { GroupCommit } from '../../src/db/sqlite/group-commit'
 
 let dir: string
 let db: Database

@@ -2,16 +2,16 @@ import { describe, expect, it } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { CACHED_STATEMENTS, openDatabase } from '../../src/db/client'
-import { embeddedMigrations, migrationStatus, runMigrations } from '../../src/db/migrate'
-import { journal } from '../../src/db/migrations'
-import { tenants } from '../../src/db/schema'
+import { CACHED_STATEMENTS, openDatabase } from '../../src/db/sqlite/client'
+import { embeddedMigrations, migrationStatus, runMigrations } from '../../src/db/sqlite/migrate'
+import { journal } from '../../src/db/sqlite/migrations'
+import { tenants } from '../../src/db/sqlite/schema'
 import { eq } from 'drizzle-orm'
 import { tempDir } from '../helpers'
 
 describe('embedded migrations', () => {
   it('embed every migration drizzle-kit generated (run `npm run db:generate` after a schema change)', () => {
-    const sqlFiles = readdirSync(join(import.meta.dir, '../../src/db/migrations')).filter((f) => f.endsWith('.sql'))
+    const sqlFiles = readdirSync(join(import.meta.dir, '../../src/db/sqlite/migrations')).filter((f) => f.endsWith('.sql'))
     expect(embeddedMigrations.map((m) => `${m.tag}.sql`)).toEqual(sqlFiles.sort())
     expect(embeddedMigrations.map((m) => m.tag)).toEqual(journal.entries.map((e) => e.tag))
   })

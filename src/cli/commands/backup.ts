@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { backupDatabase } from '../../db/backup'
+import { backupDatabase } from '../../db/sqlite/backup'
 import { contextFrom } from '../context'
 import { CliError } from '../io'
 import type { Env } from '../env'

@@ -2,7 +2,7 @@
 // ../helpers.ts for SQLite.
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { OutboxMessage } from '../../core/types'
-import type { SecretsOwner, SessionsOwner } from '../helpers'
+import type { SecretsOwner, SessionsOwner } from '../sqlite/helpers'
 import type { PgExecutor } from './client'
 import { auditEvents, idempotencyKeys, mailOutbox, mfaChallenges, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
 

@@ -3,8 +3,8 @@
 // that first takes an advisory lock, so instances starting at the same moment on an empty
 // database apply every migration exactly once: the others wait, then find nothing pending.
 import type { SQL } from 'bun'
-import { journal, migrationFiles } from '../migrations-pg'
-import { loadMigrations, MIGRATIONS_TABLE, splitByApplied, type Migration, type MigrationStatus } from '../migrate'
+import { journal, migrationFiles } from './migrations'
+import { loadMigrations, MIGRATIONS_TABLE, splitByApplied, type Migration, type MigrationStatus } from '../sqlite/migrate'
 
 export const embeddedPgMigrations: Migration[] = loadMigrations(journal, migrationFiles)
 

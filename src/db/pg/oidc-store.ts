@@ -4,7 +4,7 @@
 // revokes the grant of a redemption that was still committing.
 import { and, asc, eq, gt, isNull } from 'drizzle-orm'
 import type { OidcStore } from '../../core/oidc/store'
-import { toClient, toClientRow } from '../oidc-store'
+import { toClient, toClientRow } from '../sqlite/oidc-store'
 import type { PgDb } from './client'
 import { toAuditRow } from './limit-audit-stores'
 import { auditEvents, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'

@@ -1,7 +1,7 @@
 // The PostgreSQL schema: the same tables, columns and indexes as the SQLite one (../schema.ts),
 // so the Store behaves the same on both engines. Timestamps are epoch milliseconds in bigint
 // columns (read as JS numbers: safe until the year 285,000). Migrations are generated from
-// this file by drizzle-kit (`npm run db:generate`) into src/db/migrations-pg.
+// this file by drizzle-kit (`npm run db:generate`) into src/db/pg/migrations.
 import { sql } from 'drizzle-orm'
 import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 

@@ -8,7 +8,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, min, sql } from 'drizzle-orm'
 import type { WebhookStore } from '../../core/webhooks/store'
 import type { WebhookDelivery } from '../../core/webhooks/types'
-import { byDeliveriesMade, endpointFields, toEndpoint } from '../webhook-store'
+import { byDeliveriesMade, endpointFields, toEndpoint } from '../sqlite/webhook-store'
 import type { PgDb } from './client'
 import { toAuditRow } from './limit-audit-stores'
 import { auditEvents, mailOutbox, users, webhookDeliveries, webhookEndpoints, webhookEvents } from './schema'

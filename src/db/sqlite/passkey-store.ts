@@ -2,8 +2,8 @@
 // challenge work once, a credential id register once, and a user hold at most `max` passkeys,
 // however many requests race.
 import { and, asc, count, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
-import type { PasskeyStore } from '../core/passkeys/store'
-import type { Passkey } from '../core/types'
+import type { PasskeyStore } from '../../core/passkeys/store'
+import type { Passkey } from '../../core/types'
 import type { Db } from './client'
 import { changesOf, immediate, isUniqueViolation } from './helpers'
 import { toAuditRow } from './limit-audit-stores'

@@ -1,7 +1,7 @@
 // Second factors over SQLite (core/mfa/). The conditional writes here are what make a TOTP
 // code work once, a recovery code once, and a challenge give one session however many race.
 import { and, count, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
-import type { MfaStore } from '../core/mfa/store'
+import type { MfaStore } from '../../core/mfa/store'
 import type { Db } from './client'
 import { changesOf, immediate, revokeSessionsOf } from './helpers'
 import { limitReader, limitWriter, toAuditRow } from './limit-audit-stores'

@@ -2,8 +2,8 @@
 // the webhooks migration; this store fans them out and hands deliveries to one worker at a
 // time, each claim a single UPDATE ... RETURNING (atomic in SQLite) under a lease.
 import { and, asc, count, desc, eq, inArray, isNull, min, sql } from 'drizzle-orm'
-import type { WebhookStore } from '../core/webhooks/store'
-import type { WebhookDelivery, WebhookEndpoint } from '../core/webhooks/types'
+import type { WebhookStore } from '../../core/webhooks/store'
+import type { WebhookDelivery, WebhookEndpoint } from '../../core/webhooks/types'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
 import { toAuditRow } from './limit-audit-stores'

@@ -1,7 +1,7 @@
 // Idempotency keys over SQLite (core/idempotency.ts has the rules). A claim is one insert;
 // a stale record (past 24 hours, not yet pruned) is replaced in the same transaction.
 import { and, eq, isNull, lt, or } from 'drizzle-orm'
-import type { IdempotencyStore } from '../core/guards/store'
+import type { IdempotencyStore } from '../../core/guards/store'
 import type { Db } from './client'
 import { immediate } from './helpers'
 import { idempotencyKeys } from './schema'

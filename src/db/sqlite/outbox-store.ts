@@ -2,7 +2,7 @@
 // UPDATE ... RETURNING (atomic in SQLite), under a lease: if the worker dies mid-send, the
 // lease runs out and another worker takes the message over.
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { OutboxStore } from '../core/mail/store'
+import type { OutboxStore } from '../../core/mail/store'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
 import { mailOutbox } from './schema'

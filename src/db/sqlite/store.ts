@@ -3,8 +3,8 @@
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
-import type { Store } from '../core/store'
-import type { ApiKey, SigningKeyRecord, Tenant, User } from '../core/types'
+import type { Store } from '../../core/store'
+import type { ApiKey, SigningKeyRecord, Tenant, User } from '../../core/types'
 import { openDatabase, type Db } from './client'
 import { changesOf, eraseUserInTransaction, immediate as immediateTx, isUniqueViolation, replacePasswordInTransaction, revokeSessionsOf, spendOutstandingSecrets } from './helpers'
 import { migrationStatus } from './migrate'
@@ -12,7 +12,7 @@ import { auditWriter, createAuditStore, createLimitStore, limitWriter } from './
 import { createIdempotencyStore } from './idempotency-store'
 import { createOutboxStore } from './outbox-store'
 import { createWebhookStore } from './webhook-store'
-import { createPrune } from './retention-store'
+import { createPrune } from '../retention-store'
 import { createPasswordResetStore, createSetupTokenStore } from './password-stores'
 import { createMfaStore } from './mfa-store'
 import { createPasskeyStore } from './passkey-store'

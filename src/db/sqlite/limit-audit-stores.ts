@@ -1,10 +1,10 @@
 // Limit counters and the audit log over SQLite. Each counter update is one atomic upsert,
 // so concurrent requests never lose a count.
 import { desc, sql } from 'drizzle-orm'
-import { auditFilter } from './audit-filter'
-import type { AuditStore } from '../core/audit/store'
-import type { LimitStore, LimitUpdate } from '../core/guards/store'
-import type { AuditEvent, LimitCounter } from '../core/types'
+import { auditFilter } from '../audit-filter'
+import type { AuditStore } from '../../core/audit/store'
+import type { LimitStore, LimitUpdate } from '../../core/guards/store'
+import type { AuditEvent, LimitCounter } from '../../core/types'
 import type { Db } from './client'
 import { immediate } from './helpers'
 import { auditEvents } from './schema'

@@ -2,8 +2,8 @@
 // same transaction that starts its grant, so two redemptions racing give one grant; a second
 // use revokes the grant the first started.
 import { and, asc, eq, gt, isNull } from 'drizzle-orm'
-import type { OidcStore } from '../core/oidc/store'
-import type { OidcClient } from '../core/oidc/types'
+import type { OidcStore } from '../../core/oidc/store'
+import type { OidcClient } from '../../core/oidc/types'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
 import { toAuditRow } from './limit-audit-stores'

@@ -1,7 +1,7 @@
 // Password resets (OTPs) and setup tokens over SQLite. The conditional writes here are what
 // make "20 concurrent uses of one OTP give one success" hold.
 import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
-import type { PasswordResetStore, SetupTokenStore } from '../core/accounts/store'
+import type { PasswordResetStore, SetupTokenStore } from '../../core/accounts/store'
 import type { Db } from './client'
 import { changesOf, immediate, replacePasswordInTransaction, spendOutstandingSecrets } from './helpers'
 import { limitReader, limitWriter } from './limit-audit-stores'

@@ -2,7 +2,7 @@
 // conditional delete in `complete` is what makes "20 concurrent verifications of one code
 // give one account" hold.
 import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
-import type { SignupStore } from '../core/signup/store'
+import type { SignupStore } from '../../core/signup/store'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
 import { toAuditRow } from './limit-audit-stores'

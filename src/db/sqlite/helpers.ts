@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
-import type { OutboxMessage } from '../core/types'
+import type { OutboxMessage } from '../../core/types'
 import type { Db } from './client'
 import { groupCommitOf } from './group-commit'
 import { auditEvents, idempotencyKeys, mailOutbox, mfaChallenges, passwordResetOtps, refreshFamilies, setupTokens, users } from './schema'
