@@ -3,7 +3,9 @@
 import ipaddr from 'ipaddr.js'
 import type { Setting } from './settings'
 
-export class ConfigError extends Error {}
+import { ConfigError } from './error'
+
+export { ConfigError }
 
 /** Reads one setting: its fallback when unset or empty, else what `parse` makes of it. */
 export type Read = <T>(name: Setting, fallback: T, parse: (name: string, raw: string) => T) => T

@@ -1,6 +1,6 @@
 // Every AUTHD_* name authd reads, the env file that may hold them, and the names it does not
 // read (a typo would otherwise leave a default in force, silently).
-import { ConfigError } from './parse'
+import { ConfigError } from './error'
 
 /** Every AUTHD_* variable authd reads (the README's configuration table lists each one). */
 export const SETTINGS = [
