@@ -1,9 +1,8 @@
 // How a setting's text becomes a value: each parser names the setting in the one line it
 // stops start-up with.
 import ipaddr from 'ipaddr.js'
-import type { Setting } from './settings'
-
 import { ConfigError } from './error'
+import type { Setting } from './settings'
 
 export { ConfigError }
 
