@@ -1,6 +1,9 @@
 // How long tokens and sessions live (product spec §4) and the format of new refresh tokens.
-import type { RefreshTokenFormat } from '../core/sessions/refresh-tokens'
 import { ConfigError, parseDuration, type Read } from './parse'
+
+/** A new session's refresh tokens (core/sessions/refresh-tokens.ts): `ordered`, or `hash`, the
+ *  earlier format older versions of authd read. */
+export type RefreshTokenFormat = 'ordered' | 'hash'
 
 export interface TokenSettings {
   accessTokenTtlSec: number

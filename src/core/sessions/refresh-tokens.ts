@@ -13,9 +13,10 @@
 // the older version rotates it (same successor, same key): during a rolling upgrade both
 // versions serve it. AUTHD_REFRESH_TOKEN_FORMAT=hash starts new sessions in it too, for as
 // long as older instances still serve.
+import type { RefreshTokenFormat } from '../../config'
 import { hmacSha256, randomToken, sha256 } from '../secrets'
 
-export type RefreshTokenFormat = 'ordered' | 'hash'
+export type { RefreshTokenFormat }
 
 const ISSUED_DIGITS = 12
 const ORDERED = /^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/
