@@ -121,7 +121,7 @@ describe('the README and docs/', () => {
         else if (anchor !== undefined && (!linked.endsWith('.md') || !anchorsOf(linked).has(anchor))) broken.push(`${file} → ${target} (no heading #${anchor} in ${linked})`)
       }
     }
-    expect(links.length).toBeGreaterThan(10)
+    expect(links.length).toBeGreaterThan(30)
     expect(broken).toEqual([])
   })
 })
