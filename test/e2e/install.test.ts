@@ -85,7 +85,7 @@ describe('install.sh', () => {
     running.proc.kill('SIGTERM')
     await running.proc.exited
 
-    // The README's own format for the sender: authd.env is KEY=VALUE (as systemd reads it), not shell.
+    // The operations guide's own format for the sender (docs/operations.md): authd.env is KEY=VALUE (as systemd reads it), not shell.
     appendFileSync(envFile, 'AUTHD_MAIL_FROM=Acme <auth@acme.example>\n')
     const third = await install(args)
     expect({ code: third.code, stderr: third.stderr }).toEqual({ code: 0, stderr: '' })
