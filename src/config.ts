@@ -104,7 +104,7 @@ export interface LimitSettings {
   otpLockoutSec: number
 }
 
-/** Every AUTHD_* variable authd reads (the README's configuration table lists each one). */
+/** Every AUTHD_* variable authd reads (docs/configuration.md lists each one). */
 export const SETTINGS = [
   'AUTHD_ENV_FILE',
   'AUTHD_DATA_DIR',
