@@ -101,7 +101,7 @@ if [ -f "$env_file" ]; then
 else
   say "writing $env_file"
   cat >"$env_file" <<EOF
-# authd's configuration: every AUTHD_* variable is documented in the README.
+# authd's configuration: every AUTHD_* variable is documented in docs/configuration.md.
 AUTHD_DATA_DIR=$data_dir
 AUTHD_HOST=127.0.0.1
 AUTHD_PORT=3000
@@ -154,7 +154,7 @@ if $systemd; then
   cat >"$unit" <<EOF
 [Unit]
 Description=authd authentication service
-Documentation=file://$(pwd)/README.md
+Documentation=file://$(pwd)/docs/operations.md
 After=network-online.target
 Wants=network-online.target
 

@@ -1,4 +1,4 @@
-// Screenshots of authd's pages for the README (docs/screenshots/*.png), made again with
+// Screenshots of authd's pages for the docs (docs/screenshots/*.png), made again with
 // `npm run screenshots`: a throwaway data directory with a demo tenant (branded) and user,
 // the real server, and Chromium (playwright-core; AUTHD_TEST_CHROMIUM or /usr/bin/chromium)
 // walking through the pages as a user would. `npm run screenshots -- --review DIR` writes

@@ -74,7 +74,7 @@ describe('authd doctor', () => {
       status: 'warn',
       detail:
         'AUTHD_CORS_ORIGIN is not an authd setting (did you mean AUTHD_CORS_ORIGINS?): it is ignored; AUTHD_NONSENSE_WORDS is not an authd setting: it is ignored; AUTHD_TLS_CRT is not an authd setting (did you mean AUTHD_TLS_CERT?): it is ignored',
-      fix: 'rename AUTHD_CORS_ORIGIN to AUTHD_CORS_ORIGINS, remove AUTHD_NONSENSE_WORDS, rename AUTHD_TLS_CRT to AUTHD_TLS_CERT (README: Configuration)',
+      fix: 'rename AUTHD_CORS_ORIGIN to AUTHD_CORS_ORIGINS, remove AUTHD_NONSENSE_WORDS, rename AUTHD_TLS_CRT to AUTHD_TLS_CERT (docs/configuration.md)',
     })
     // Every other command says it once on stderr, and goes on.
     const listed = await authd(['--env-file', envFile, '--json', 'tenants', 'list'], { env: { AUTHD_CORS_ORIGIN: 'https://app.example.com' } })

@@ -115,7 +115,7 @@ describe('authd init', () => {
       term.press('Enter')
       // Refused by the policy: said, and asked again (it used to end the run here, exit 1).
       await term.answerNth('Admin password', 1, 'correct horse battery staple ops')
-      await term.waitFor('Password must not contain your e-mail address. Choose another.')
+      await term.waitFor('Password must not contain the part of your e-mail address before the @. Choose another.')
       // Accepted, but the confirmation differs: asked from the start.
       await term.answerNth('Admin password', 2, PASSWORD)
       await term.answerNth('The same password again, to confirm', 1, `${PASSWORD}x`)
@@ -168,7 +168,7 @@ describe('authd init', () => {
     // The README's reproduction: the password holds the address's local part. Twice: the
     // second run must meet the same refusal, not "already initialised".
     for (let i = 0; i < 2; i++) {
-      expect(await init('ops@acme.example', 'correct horse battery staple ops')).toMatchObject({ code: 1, stdout: '', stderr: 'authd: Password must not contain your e-mail address\n' })
+      expect(await init('ops@acme.example', 'correct horse battery staple ops')).toMatchObject({ code: 1, stdout: '', stderr: 'authd: Password must not contain the part of your e-mail address before the @\n' })
     }
     expect(await init('ops@', PASSWORD)).toMatchObject({ code: 1, stdout: '', stderr: 'authd: email must be a valid e-mail address\n' })
     // Mail settings authd serve would refuse are refused here too, before anything is written.

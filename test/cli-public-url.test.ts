@@ -56,6 +56,10 @@ describe('links the CLI writes', () => {
     const updated = await authd(['tenants', 'update', tenant.tenantId, '--signup', 'open'])
     expect(updated.stdout).toContain(`pages at ${origin}/t/${tenant.tenantId}`)
     expect(updated.stderr).toContain(`links assume ${origin}`)
+    // `tenants show` writes the pages' link too.
+    const shown = await authd(['tenants', 'show', tenant.tenantId])
+    expect(shown.stdout).toContain(`pages at ${origin}/t/${tenant.tenantId}`)
+    expect(shown.stderr).toContain(`links assume ${origin}`)
     // A command that writes no link says nothing.
     expect((await authd(['users', 'list', '--tenant', tenant.tenantId])).stderr).toBe('')
   })

@@ -217,7 +217,7 @@ describe('authd CLI', () => {
       [['users', 'create', '--tenant', 'nope', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'Tenant not found: nope'],
     ])('%p', async (args, line) => failsWith(await authd(args), line))
 
-    // The README: exit 2 for a usage error, as commander's own (an unknown option) are.
+    // docs/cli.md: exit 2 for a usage error, as commander's own (an unknown option) are.
     it.each([
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
@@ -249,7 +249,7 @@ describe('authd CLI', () => {
       failsWith(await authd(['tenants', 'list'], { env: { AUTHD_ACCESS_TOKEN_TTL: 'soon' } }), 'AUTHD_ACCESS_TOKEN_TTL must be a duration such as 900, 15m, 72h or 30d (got "soon")')
     })
 
-    // The README: one line `authd: …`, then the --help that says how, and exit 2, for what the
+    // docs/cli.md: one line `authd: …`, then the --help that says how, and exit 2, for what the
     // command line parser finds too (commander's own were three lines starting `error:`).
     it.each([
       ['an unknown option', ['users', 'create', '--bogus'], "unknown option '--bogus'", 'users create'],

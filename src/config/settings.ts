@@ -2,7 +2,7 @@
 // read (a typo would otherwise leave a default in force, silently).
 import { ConfigError } from './error'
 
-/** Every AUTHD_* variable authd reads (the README's configuration table lists each one). */
+/** Every AUTHD_* variable authd reads (docs/configuration.md lists each one). */
 export const SETTINGS = [
   'AUTHD_ENV_FILE',
   'AUTHD_DATA_DIR',

@@ -2,7 +2,7 @@
 // authenticator (ctap2, internal transport, resident keys, user verification): a real
 // authenticator to the browser. A page on another origin of the same site (as an app beside
 // its auth server) uses only the browser's own WebAuthn JSON helpers
-// (PublicKeyCredential.parseCreationOptionsFromJSON, credential.toJSON()), as the README's
+// (PublicKeyCredential.parseCreationOptionsFromJSON, credential.toJSON()), as docs/api.md's
 // minimal page does: register after signing in, sign out, sign in with the passkey alone, with
 // autofill, and as the second factor; remove it and watch the next sign-in fail.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
@@ -96,7 +96,7 @@ describe('passkeys in a real browser (Chromium, virtual authenticator)', () => {
   }, 60_000)
 })
 
-// The app's page: the README's minimal passkey code, and a few buttons' worth of glue.
+// The app's page: the minimal passkey code of docs/api.md (Passkeys), and a few buttons' worth of glue.
 const PASSKEY_APP = `<!doctype html><title>passkeys</title>
 <label>E-mail <input id="username" autocomplete="username webauthn"></label>
 <script>

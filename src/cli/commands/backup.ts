@@ -9,7 +9,7 @@ import type { Env } from '../env'
 export function registerBackup(program: Command, env: Env) {
   program
     .command('backup <file>')
-    .description('write a consistent copy of the database to FILE while authd keeps serving (restore: see the README)')
+    .description('write a consistent copy of the database to FILE while authd keeps serving (restore: see docs/operations.md, Backups)')
     .option('--force', 'overwrite FILE if it exists')
     .action(async (file: string, opts: { force?: boolean }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)

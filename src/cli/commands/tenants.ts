@@ -72,6 +72,7 @@ export function registerTenants(program: Command, env: Env) {
     .action(async (tenantId: string, _: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const shown = await ctx.withRuntime(async (rt) => settingsOf(rt, await getTenant(rt, tenantId)))
+      ctx.linkWritten()
       ctx.out.result(shown, () => `${summary(shown)}\npages at ${shown.pagesUrl}\nreturn_to may lead to authd's own pages${shown.returnToOrigins.length > 0 ? ` and ${shown.returnToOrigins.join(', ')}` : ' only'}`)
     })
 

@@ -31,7 +31,7 @@ function databaseChecks(config: Config): Finding[] {
     findings.push(
       integrity === 'ok'
         ? { check: 'database', status: 'ok', detail: `${config.databasePath}: integrity ok` }
-        : { check: 'database', status: 'fail', detail: `integrity check: ${integrity}`, fix: 'restore the latest backup (README: Backups)' },
+        : { check: 'database', status: 'fail', detail: `integrity check: ${integrity}`, fix: 'restore the latest backup (docs/operations.md: Backups)' },
     )
     const mode = (db.query('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode
     if (mode !== 'wal') findings.push({ check: 'journal mode', status: 'warn', detail: `journal_mode is ${mode}`, fix: 'start `authd serve` once: it sets WAL' })
@@ -230,7 +230,7 @@ function configurationCheck(env: Record<string, string | undefined>): Finding {
     check: 'configuration',
     status: 'warn',
     detail: unknown.map(describeUnknownSetting).join('; '),
-    fix: unknown.map(({ name, suggestion }) => (suggestion ? `rename ${name} to ${suggestion}` : `remove ${name}`)).join(', ') + ' (README: Configuration)',
+    fix: unknown.map(({ name, suggestion }) => (suggestion ? `rename ${name} to ${suggestion}` : `remove ${name}`)).join(', ') + ' (docs/configuration.md)',
   }
 }
 
@@ -242,7 +242,7 @@ function refreshTokenFormatCheck(config: Config): Finding[] {
       check: 'refresh tokens',
       status: 'warn',
       detail: 'AUTHD_REFRESH_TOKEN_FORMAT=hash: new sessions get the earlier refresh-token format, whose stored keys are not ordered by time, which makes refreshes slower with millions of tokens',
-      fix: 'unset it once no older authd (43-character refresh tokens) serves this database (README: Several instances)',
+      fix: 'unset it once no older authd (43-character refresh tokens) serves this database (docs/operations.md: Several instances)',
     },
   ]
 }
