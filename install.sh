@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
     --systemd) systemd=true; shift ;;
     --systemd-dir) systemd_dir=${2:?--systemd-dir needs a directory}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) usage >&2; die "unknown option $1" ;;
+    *) printf 'install.sh: unknown option %s\nrun install.sh --help for usage\n' "$1" >&2; exit 2 ;;
   esac
 done
 

@@ -205,12 +205,23 @@ describe('authd init', () => {
     expect(JSON.parse(listed.stdout)).toHaveLength(1)
   })
 
+  it('says which address the invitation\'s link assumes when AUTHD_PUBLIC_URL is not set, as every command writing a link does', async () => {
+    const assumed = await cliRunner(SOURCE_CLI, join(dir, 'data'))(['init', '--yes', '--admin-email', 'ops@acme.example'])
+    expect(assumed.code).toBe(0)
+    expect(assumed.stderr).toBe('authd: AUTHD_PUBLIC_URL is not set: links assume http://127.0.0.1:3000, the default address (no server has recorded one yet); set AUTHD_PUBLIC_URL to the address people reach authd at\n')
+    // Set: nothing to say. No invitation (a password given): no link, nothing to say.
+    const set = await cliRunner(SOURCE_CLI, join(dir, 'set'))(['init', '--yes', '--admin-email', 'ops@acme.example'], { env: { AUTHD_PUBLIC_URL: 'https://auth.acme.example' } })
+    expect({ code: set.code, stderr: set.stderr }).toEqual({ code: 0, stderr: '' })
+    const withPassword = await cliRunner(SOURCE_CLI, join(dir, 'password'))(['init', '--yes', '--admin-email', 'ops@acme.example', '--admin-password-stdin'], { stdin: PASSWORD })
+    expect({ code: withPassword.code, stderr: withPassword.stderr }).toEqual({ code: 0, stderr: '' })
+  })
+
   it('with SMTP down: says the invitation is queued and why, warns about the test message, and exits 0', async () => {
     const r = await cliRunner(SOURCE_CLI, join(dir, 'data'))(['init', '--yes', '--admin-email', 'b@acme.example', '--smtp-url', 'smtp://127.0.0.1:1', '--test-mail-to', 'ops@acme.example'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^admin {11}b@acme\.example: invitation queued; SMTP refused: .*ECONNREFUSED.* \(authd serve retries it\); setup token \S+$/m)
     expect(r.stdout).not.toContain('e-mailed')
-    expect(r.stderr).toMatch(/^authd: warning: the test message to ops@acme\.example was not sent \(.*ECONNREFUSED.*\)/)
+    expect(r.stderr).toMatch(/^authd: warning: the test message to ops@acme\.example was not sent \(.*ECONNREFUSED.*\)/m)
 
     const json = await cliRunner(SOURCE_CLI, join(dir, 'other'))(['--json', 'init', '--yes', '--admin-email', 'b@acme.example', '--smtp-url', 'smtp://127.0.0.1:1', '--test-mail-to', 'ops@acme.example'])
     expect(json.code).toBe(0)

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Store } from '../src/core/store'
+import type { ResetHistory } from '../src/core/accounts/store'
 import type { OidcClient, OidcCode } from '../src/core/oidc/types'
 import { TENANT_SETTINGS_UNSET, type MfaChallenge, type OutboxMessage, type PendingSignup, type RefreshFamily, type RefreshToken, type Tenant, type User } from '../src/core/types'
 import { openDatabase } from '../src/db/sqlite/client'
@@ -412,11 +413,22 @@ for (const [engine, define, open] of engines) {
       expect((await codeMails()).map((m) => m.subject)).toEqual(['fresh'])
       await ask(pending('c2g', 'Fresh'))
       expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c2g' })
-      // No slot (the hour's budget is spent): the newer one stores nothing, and ends the older.
+      // No slot (the hour's budget is spent): the newer one stores nothing and ends nothing: the older one and its mail stay.
       await ask(pending('c2a', 'Again'))
       expect(await ask(pending('c2b', 'Late'), null)).toBeNull()
-      expect(await e.store.signups.find(t.id, 'ek')).toBeNull()
-      expect(await codeMails()).toEqual([])
+      expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c2a', firstName: 'Again' })
+      expect((await codeMails()).length).toBe(1)
+      // A code mail withdrawn unsent stops counting: the limits see only mails that can have left.
+      const t2 = tenant()
+      await e.store.tenants.insert(t2)
+      const seen: ResetHistory[] = []
+      const inT2 = (codeHash: string) =>
+        e.store.signups.request({
+          tenantId: t2.id, emailKey: 'ek', at: now, historySince: now - 3600_000, slot: (history) => (seen.push(history), { at: now + 60_000 * seen.length }),
+          audit: { ...audit, tenantId: t2.id }, pending: { ...pending(codeHash, 'Burst'), tenantId: t2.id }, mail: { ...codeMail('fresh'), tenantId: t2.id }, replacingMail: { ...codeMail('replacing'), tenantId: t2.id },
+        })
+      for (const codeHash of ['b1', 'b2', 'b3']) await inT2(codeHash)
+      expect(seen).toEqual([{ issued: 0, lastIssuedAt: null }, { issued: 0, lastIssuedAt: null }, { issued: 0, lastIssuedAt: null }])
       await ask(pending('c3', 'Third'))
       expect(await e.store.signups.find(t.id, 'ek')).toMatchObject({ codeHash: 'c3', firstName: 'Third', attempts: 0 })
       expect(await e.store.signups.find(t.id, 'other')).toBeNull()

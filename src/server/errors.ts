@@ -13,12 +13,20 @@ export interface Envelope<T> {
 
 export const envelope = <T>(statusCode: number, message: string, data: T): Envelope<T> => ({ statusCode, message, data })
 
+const hasJsonType = (value: unknown, type: string) =>
+  type === 'integer' ? Number.isInteger(value) : type === 'array' ? Array.isArray(value) : type === 'null' ? value === null : typeof value === type && value !== null
+
 /** A sentence naming the first field that failed, without echoing what was sent. */
 function validationMessage(error: ValidationError): string {
   const first = error.all[0]
   const field = first && 'path' in first ? first.path.replace(/^\//, '').replaceAll('/', '.') : ''
   if (!field) return 'Request body must be a JSON object'
-  const schema = first && 'schema' in first ? (first.schema as { type?: string; anyOf?: Array<{ type?: string }> }) : undefined
+  const schema = first && 'schema' in first ? (first.schema as { type?: string; anyOf?: Array<{ type?: string; items?: { type?: string } }> }) : undefined
+  // (an array that a union admits, with an element of the wrong type: that element is named, as the union's own message would say the array is no array)
+  const value = first && 'value' in first ? first.value : undefined
+  const items = Array.isArray(value) ? schema?.anyOf?.find((s) => s.type === 'array')?.items?.type : undefined
+  const bad = items ? (value as unknown[]).findIndex((element) => !hasJsonType(element, items)) : -1
+  if (items && bad >= 0) return `${field}.${bad} must be ${/^[aeiou]/.test(items) ? 'an' : 'a'} ${items}`
   // (a union, such as a string or an array of them, names each of its types)
   const expected = schema?.type ?? (schema?.anyOf?.every((s) => s.type) ? schema.anyOf.map((s) => s.type).join(' or ') : undefined)
   if (!expected) return `${field} is invalid`

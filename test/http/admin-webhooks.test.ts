@@ -82,6 +82,9 @@ describe('the admin API', () => {
 
   it('says what events must be when it is neither a string nor a list', async () => {
     expect((await admin('POST', '', { url: 'https://hooks.example.com/authd', events: 5 })).json).toEqual({ statusCode: 400, message: 'events must be a string or array', data: null })
+    // A list with something else in it: the element is named (the list is a list).
+    expect((await admin('POST', '', { url: 'https://hooks.example.com/authd', events: [1] })).json).toEqual({ statusCode: 400, message: 'events.0 must be a string', data: null })
+    expect((await admin('POST', '', { url: 'https://hooks.example.com/authd', events: ['user.created', null] })).json).toEqual({ statusCode: 400, message: 'events.1 must be a string', data: null })
   })
 
   it('answers 400 to a bad status or limit of deliveries, 409 to redelivering a pending delivery, 404 to an unknown one', async () => {

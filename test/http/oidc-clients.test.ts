@@ -70,13 +70,17 @@ describe('/api/v1/admin/clients: the ID-token algorithm', () => {
     expect((await admin('GET', `/clients/${es.clientId}`)).json.data.idTokenAlg).toBe('ES256')
     expect((await admin('GET', '/clients')).json.data.map((c: any) => c.idTokenAlg)).toEqual(['RS256', 'ES256'])
     expect((await admin('PATCH', `/clients/${es.clientId}`, { idTokenAlg: 'RS256' })).json.data.idTokenAlg).toBe('RS256')
-    for (const idTokenAlg of ['HS256', 'none', 'rs256', '', 256, null]) {
+    // Any case, as the CLI's --id-token-alg takes it; stored upper case.
+    expect((await admin('PATCH', `/clients/${es.clientId}`, { idTokenAlg: 'es256' })).json.data.idTokenAlg).toBe('ES256')
+    const lower = (await admin('POST', '/clients', { name: 'Lower', redirectUris: ['https://lower.example/cb'], idTokenAlg: 'Rs256' })).json.data.client
+    expect((await admin('GET', `/clients/${lower.clientId}`)).json.data.idTokenAlg).toBe('RS256')
+    for (const idTokenAlg of ['HS256', 'none', 'es 256', '', 256, null]) {
       for (const [method, path] of [['POST', '/clients'], ['PATCH', `/clients/${plain.clientId}`]] as const) {
         const refused = await admin(method, path, { name: 'Bad', redirectUris: ['https://bad.example/cb'], idTokenAlg })
         expect({ status: refused.status, message: refused.json.message }).toEqual({ status: 400, message: typeof idTokenAlg === 'string' ? 'idTokenAlg must be RS256 or ES256' : expect.stringContaining('idTokenAlg') })
       }
     }
-    expect((await admin('GET', '/clients')).json.data).toHaveLength(2)
+    expect((await admin('GET', '/clients')).json.data).toHaveLength(3)
     expect((await admin('GET', `/clients/${plain.clientId}`)).json.data).toMatchObject({ name: 'Wiki', idTokenAlg: 'RS256' })
   })
 })

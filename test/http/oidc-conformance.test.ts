@@ -110,7 +110,7 @@ describe('OpenID Provider: userinfo challenges (RFC 6750 §3.1)', () => {
     for (const headers of [{}, { authorization: 'Basic ' + btoa('a:b') }] as Array<Record<string, string>>) {
       for (const method of ['GET', 'POST']) {
         const bare = await fetch(`${world.issuer}/userinfo`, { method, headers })
-        expect({ status: bare.status, challenge: bare.headers.get('www-authenticate') }).toEqual({ status: 401, challenge: 'Bearer realm="authd"' })
+        expect({ status: bare.status, challenge: bare.headers.get('www-authenticate'), body: await bare.json() }).toEqual({ status: 401, challenge: 'Bearer realm="authd"', body: {} })
       }
     }
     for (const authorization of ['Bearer a.b.c', 'Bearer', 'Bearer !!!']) {
@@ -141,7 +141,7 @@ describe('OpenID Provider: a tenant segment that is not UTF-8', () => {
         const response = await app.handle(request)
         const where = `${route.method} /t/${segment}${rest}`
         if (rest in json) {
-          expect({ where, status: response.status, error: ((await response.json()) as any).error }).toEqual({ where, status: json[rest]!, error: rest === '/userinfo' ? 'invalid_token' : 'invalid_request' })
+          expect({ where, status: response.status, error: ((await response.json()) as any).error }).toEqual({ where, status: json[rest]!, error: rest === '/userinfo' ? undefined : 'invalid_request' })
         } else if (rest === '/passkeys.js') {
           // (the same script for every tenant, read from no store)
           expect(response.status).toBe(200)

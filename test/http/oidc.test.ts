@@ -307,10 +307,27 @@ describe('OpenID Provider: prompt, max_age, login_hint, consent, and what the gr
     expect(asked.html).toContain('Sign out of Acme in this browser?')
     const form = formOn(asked.html, '/end_session/confirm')
     const out = await browser.send(form.action, { form: form.hidden })
-    expect(out.location).toBe('http://127.0.0.1:9/signed-out')
+    // (no id_token_hint: the signed-out page links to the registered URI; only the user's click goes there)
+    expect({ status: out.status, location: out.location }).toEqual({ status: 200, location: null })
+    expect(out.html).toContain('<a href="http://127.0.0.1:9/signed-out">Return to Wiki</a>')
     expect((await browser.send((await authorizationRequest(config, { prompt: 'none' })).url.href)).location).toContain('error=login_required')
     const types = (await world.ctx.runtime.store.audit.query({ userId: tokens.claims()!.sub })).map((e) => e.type)
     expect(types).toEqual(expect.arrayContaining(['oidc.code_issued', 'oidc.grant_started', 'logout']))
+  })
+
+  it('end_session without an id_token_hint never sends the browser to the registered URI by itself (no redirector)', async () => {
+    const { config } = await relyingParty(world)
+    // What anybody can put in a mail: no sign-in, no hint, a tenant admin's registered URI.
+    const link = `${world.issuer}/end_session?client_id=${config.clientMetadata().client_id}&post_logout_redirect_uri=${encodeURIComponent('http://127.0.0.1:9/signed-out')}&state=bye`
+    const answer = await fetch(link, { redirect: 'manual' })
+    expect({ status: answer.status, location: answer.headers.get('location') }).toEqual({ status: 200, location: null })
+    const page = await answer.text()
+    expect(page).toContain('You are signed out.')
+    expect(page).toContain('<a href="http://127.0.0.1:9/signed-out?state=bye">Return to Wiki</a>')
+    // The client's own ID token as the hint: it asked, so the browser goes back at once.
+    const { tokens } = await codeFlow(config)
+    const hinted = await fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:9/signed-out', state: 'bye' }), { redirect: 'manual' })
+    expect({ status: hinted.status, location: hinted.headers.get('location') }).toEqual({ status: 303, location: 'http://127.0.0.1:9/signed-out?state=bye' })
   })
 
   it('lets a single-page application call the JSON endpoints from its own origin (CORS, no credentials), and no page', async () => {

@@ -325,7 +325,7 @@ describe('limits', () => {
     expect(replacing!.text_body).toContain('hat eine frühere für diese Adresse ersetzt: Der dafür gesendete Code gilt nicht mehr, nur noch dieser neueste.')
   })
 
-  it('per address: at most 5 mails an hour, registered or not; past them no code is live', async () => {
+  it('per address: at most 5 mails an hour, registered or not; past them the last code stays live', async () => {
     const { email } = await ctx.addUser({ email: 'ada@example.com' })
     let last = ''
     for (let i = 0; i < 7; i++) {
@@ -337,8 +337,35 @@ describe('limits', () => {
     }
     expect((await queued(email)).length).toBe(5)
     expect((await queued('grace@example.com')).length).toBe(5)
-    // The sixth and seventh sign-ups ended the fifth's code: the mailbox holds no live one.
-    expect((await verify('grace@example.com', last)).json).toEqual(invalidOtp)
+    // The sixth and seventh sign-ups, past the budget, left the fifth's code alone: it still works.
+    expect((await verify('grace@example.com', last)).status).toBe(201)
+  })
+
+  // Six sign-ups with the owner's address in one second: each replaced the one before before its
+  // mail left, so they spent one mail of the hour's five, not all of them, and the owner's own
+  // sign-up a minute later is mailed (spec §28: locked out no longer than the interval).
+  it('a burst of sign-ups spends one mail of the address\'s budget, not one each: the owner\'s sign-up a minute later is mailed and works', async () => {
+    const smtp: TestSmtp = await startSmtp()
+    const mailing = await createTestContext({ AUTHD_SMTP_URL: smtp.url })
+    try {
+      mailing.clock.freeze()
+      await setTenantSignup(mailing.runtime, mailing.tenantId, 'open')
+      const ask = (password: string, peer: string) =>
+        mailing.call('POST', '/api/v1/auth/signup', { body: { email: 'victim@example.com', password, firstName: 'Grace', lastName: 'Hopper' }, peer })
+      for (let i = 1; i <= 6; i++) expect((await ask('the attacker chose this one', `203.0.113.${i}`)).json).toEqual(SIGNUP_ANSWER('victim@example.com'))
+      expect(await mailing.deliverMail()).toBe(1)
+      const attackers = await smtp.waitFor(sentTo('victim@example.com'))
+
+      mailing.clock.advance(60)
+      expect((await ask(SIGNUP_PASSWORD, '198.51.100.20')).json).toEqual(SIGNUP_ANSWER('victim@example.com'))
+      expect(await mailing.deliverMail()).toBe(1)
+      const owners = await smtp.waitFor((m) => sentTo('victim@example.com')(m) && m !== attackers)
+      expect((await mailing.call('POST', '/api/v1/auth/verify-email', { body: { email: 'victim@example.com', otp: otpIn(owners) } })).status).toBe(201)
+      expect((await mailing.call('POST', '/api/v1/auth/login', { body: { email: 'victim@example.com', password: SIGNUP_PASSWORD } })).status).toBe(201)
+    } finally {
+      mailing.close()
+      await smtp.close()
+    }
   })
 
   it('per client IP: 20 sign-ups an hour, then 429 with Retry-After', async () => {

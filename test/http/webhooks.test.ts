@@ -428,12 +428,31 @@ describe('address safety', () => {
     expect(asked).toContain('hooks.attacker.test')
     // What the tenant reads: the deliveries it lists (the stored error), its audit log.
     const listed = await ctx.call('GET', `/api/v1/admin/webhooks/${endpointId}/deliveries`, { apiKey: adminKey })
-    expect(listed.json.data[0].lastError).toBe('refused: hooks.attacker.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)')
+    expect(listed.json.data[0].lastError).toBe('refused: hooks.attacker.test does not resolve to a public address')
     const audit = await ctx.call('GET', '/api/v1/admin/audit?limit=1000', { apiKey: adminKey })
     expect(listed.json.data[0].lastError).not.toMatch(ANY_IP_ADDRESS)
     for (const text of [listed.text, audit.text, JSON.stringify(await deliveryRows(endpointId))]) expect(text).not.toContain(address)
     // What the operator reads: the log line names it.
     expect(logged.find((line) => line.deliveryId !== undefined && line.refusedAddress !== undefined)).toMatchObject({ level: 'warn', error: listed.json.data[0].lastError, refusedAddress: address, refusedRange: expect.any(String) })
+  })
+
+  it('tells the tenant the same for a name that does not exist as for an internal one: it cannot learn which names the operator\'s DNS has', async () => {
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    const endpointOf = async (url: string) => (await ctx.call('POST', '/api/v1/admin/webhooks', { apiKey: adminKey, body: { url, events: 'user.created' } })).json.data.id as string
+    const internal = await endpointOf('https://vm.test/x')
+    const missing = await endpointOf('https://nosuch.test/x')
+    const logged: Array<Record<string, unknown>> = []
+    const resolve = async (name: string) => {
+      if (name === 'vm.test') return ['10.1.2.3']
+      throw new Error(`getaddrinfo ENOTFOUND ${name}`)
+    }
+    startWorker({ resolve, logger: { log: (level, msg, fields) => logged.push({ level, msg, ...fields }) } })
+    await ctx.addUser()
+    await until('both refused', async () => (await deliveryRows(internal))[0]?.last_error != null && (await deliveryRows(missing))[0]?.last_error != null)
+    const lastError = async (id: string) => (await ctx.call('GET', `/api/v1/admin/webhooks/${id}/deliveries`, { apiKey: adminKey })).json.data[0].lastError
+    expect([await lastError(internal), await lastError(missing)]).toEqual(['refused: vm.test does not resolve to a public address', 'refused: nosuch.test does not resolve to a public address'])
+    // The operator's log says why.
+    expect(logged.find((line) => line.error === 'refused: nosuch.test does not resolve to a public address')).toMatchObject({ refusedBecause: 'cannot resolve: getaddrinfo ENOTFOUND nosuch.test' })
   })
 
   it('refuses, at delivery, an http endpoint made while AUTHD_WEBHOOKS_ALLOW_INSECURE was on, once it is off: nothing reaches the receiver', async () => {
@@ -477,7 +496,7 @@ describe('address safety', () => {
       const lastError = async (id: string) => (await queryDatabase<{ last_error: string | null }>(allowing, 'SELECT last_error FROM webhook_deliveries WHERE endpoint_id = $1', [id]))[0]?.last_error ?? null
       await until('both attempted', async () => (await lastError(inside.id)) !== null && (await lastError(metadata.id)) !== null)
       expect(await lastError(inside.id)).not.toContain('refused')
-      expect(await lastError(metadata.id)).toContain('refused: metadata.test resolves to a non-public address')
+      expect(await lastError(metadata.id)).toBe('refused: metadata.test does not resolve to a public address')
     } finally {
       await local.stop()
       await allowing.close()

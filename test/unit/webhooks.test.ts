@@ -84,12 +84,15 @@ describe('where a delivery may go', () => {
     // (the tenant reads the message: no address in it; the operator's log reads .address)
     const refused = (await resolveTarget('https://mixed.test/x', strict, async () => ['93.184.215.14', '10.0.0.1']).catch((error: RefusedAddress) => error)) as RefusedAddress
     expect({ message: refused.message, address: refused.address }).toEqual({
-      message: 'mixed.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)',
+      message: 'mixed.test does not resolve to a public address',
       address: { address: '10.0.0.1', range: 'private' },
     })
     expect(await resolveTarget('https://public.test:8443/x?y=1', strict, async () => ['93.184.215.14'])).toEqual({ hostname: 'public.test', urls: ['https://93.184.215.14:8443/x?y=1'] })
     expect((await resolveTarget('https://v6.test/x', strict, async () => ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', '93.184.215.14'])).urls).toEqual(['https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x', 'https://93.184.215.14/x'])
-    await expect(resolveTarget('https://nothing.test/x', strict, async () => [])).rejects.toThrow('has no address')
+    // A name with no address, or none at all, reads the same to the tenant: only .detail (the log) differs.
+    const none = (await resolveTarget('https://nothing.test/x', strict, async () => []).catch((error: RefusedAddress) => error)) as RefusedAddress
+    const unknown = (await resolveTarget('https://nosuch.test/x', strict, async () => { throw new Error('getaddrinfo ENOTFOUND nosuch.test') }).catch((error: RefusedAddress) => error)) as RefusedAddress
+    expect([none.message, none.detail, unknown.message, unknown.detail]).toEqual(['nothing.test does not resolve to a public address', 'the name has no address', 'nosuch.test does not resolve to a public address', 'cannot resolve: getaddrinfo ENOTFOUND nosuch.test'])
   })
 
   it('takes https URLs, and http only to loopback with the switch on', () => {
@@ -111,10 +114,12 @@ describe('where a delivery may go', () => {
 
 describe('a stored error as the tenant reads it', () => {
   it('names no address, even one stored before refusals stopped naming it', () => {
-    expect(tenantReadable('refused: hooks.test resolves to 10.1.2.3, a private address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)')).toBe(
-      'refused: hooks.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)',
-    )
-    expect(tenantReadable('refused: v6.test resolves to fd00::1, an uniqueLocal address (x)')).toBe('refused: v6.test resolves to a non-public address (x)')
+    expect(tenantReadable('refused: hooks.test resolves to 10.1.2.3, a private address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)')).toBe('refused: hooks.test does not resolve to a public address')
+    expect(tenantReadable('refused: v6.test resolves to fd00::1, an uniqueLocal address (x)')).toBe('refused: v6.test does not resolve to a public address')
+    expect(tenantReadable('refused: hooks.test resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)')).toBe('refused: hooks.test does not resolve to a public address')
+    // (nor whether a name exists, stored before refusals said the same for both)
+    expect(tenantReadable('cannot resolve: getaddrinfo ENOTFOUND nosuch.test')).toBe('refused: the host does not resolve to a public address')
+    expect(tenantReadable('refused: localhost resolves to an address that is not loopback (http is allowed only to loopback)')).toBe('refused: localhost resolves to an address that is not loopback (http is allowed only to loopback)')
     expect(tenantReadable('answered 503')).toBe('answered 503')
     expect(tenantReadable(null)).toBeNull()
   })

@@ -17,6 +17,7 @@ import { contextFrom, type GlobalOptions } from '../context'
 import { deliverNow, type Delivery } from '../deliver'
 import { CliError, promptNewPassword, readPasswordFromStdin, UsageError } from '../io'
 import type { Env } from '../env'
+import { withRecordedPublicUrl } from '../public-url'
 
 interface InitOptions {
   yes?: boolean
@@ -125,6 +126,12 @@ export function registerInit(program: Command, env: Env) {
       if (smtpUrl) validateSmtpUrl('--smtp-url', smtpUrl)
       validateMailFrom('--mail-from', mailFrom)
       const runtime = await openRuntime({ ...config, smtpUrl, mailFrom })
+      // (the invitation's link: as every command that writes one, it says which address it assumed)
+      const publicUrl = await withRecordedPublicUrl(runtime.config, ctx.env, runtime.store).catch((error) => {
+        runtime.close()
+        throw error
+      })
+      runtime.config = publicUrl.config
       const where = config.postgresUrl ? redactUrl(config.postgresUrl) : config.dataDir
       const alreadyInitialised = new CliError(`${where} is already initialised; manage it with authd tenants | api-keys | users`)
       try {
@@ -136,6 +143,7 @@ export function registerInit(program: Command, env: Env) {
         })
         await runtime.keyRing.ensureKey()
         const invitation: Delivery | undefined = done.invitation && (await deliverNow(runtime, done.invitation.mailId))
+        if (done.invitation && !runtime.config.inviteUrl) ctx.linkWritten(publicUrl.assumed)
         const testTo = opts.testMailTo ?? (interactive && smtpUrl ? firstRun.email : undefined)
         const testMail = smtpUrl && testTo ? await sendTestMail(smtpUrl, mailFrom, testTo) : { status: 'skipped' as const }
 

@@ -86,8 +86,10 @@ const flag = (field: string, raw: unknown) => {
 
 /** id_token_signed_response_alg: RS256, the default every relying party accepts, or ES256. */
 function validateIdTokenAlg(raw: unknown): IdTokenAlg {
-  if (!ID_TOKEN_ALGS.includes(raw as IdTokenAlg)) throw badRequest(`idTokenAlg must be ${ID_TOKEN_ALGS.join(' or ')}`)
-  return raw as IdTokenAlg
+  // Any case, as the CLI's --id-token-alg takes it (a name typed, not a JOSE header); stored upper case.
+  const alg = (typeof raw === 'string' ? raw.toUpperCase() : raw) as IdTokenAlg
+  if (!ID_TOKEN_ALGS.includes(alg)) throw badRequest(`idTokenAlg must be ${ID_TOKEN_ALGS.join(' or ')}`)
+  return alg
 }
 
 /** `authd clients create` and POST /api/v1/admin/clients: the secret (for a confidential client) is in the answer only. */

@@ -14,8 +14,10 @@ export interface SignupStore {
    * any) ends: its code stops working and its unsent mail is withdrawn; the newer one is
    * stored if there is a slot, and its mail queued to leave at the slot's time, the code's
    * life starting then: `replacingMail` where a live (unspent, unexpired) pending sign-up was
-   * ended, `mail` otherwise. Without a slot nothing is stored or sent. One transaction
-   * whatever the address. Returns the slot.
+   * ended, `mail` otherwise. A code mail withdrawn unsent no longer counts among the issued
+   * requests (its request is no longer issued), so a burst of replaced sign-ups spends one
+   * mail of the budget, not one each. Without a slot nothing is stored, sent or ended (a live
+   * pending sign-up and its mail stay). One transaction whatever the address. Returns the slot.
    */
   request(
     input: Omit<HistoryGuardedRequest, 'allowed'> & {

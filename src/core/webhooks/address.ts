@@ -4,9 +4,10 @@
 // other non-public ranges are refused unless AUTHD_WEBHOOKS_ALLOW_PRIVATE allows them, and the
 // request then goes to the address that was checked, so a name that resolves differently a
 // moment later (DNS rebinding) cannot swap it. A refusal tells the tenant only that the name
-// has a non-public address, never which: a tenant that learnt what its endpoint's name
-// resolves to could map the operator's internal DNS through authd. The address goes to the
-// server's log alone (RefusedAddress.address).
+// has no public address, never which, nor whether the name exists at all: a tenant that learnt
+// what its endpoint's name resolves to, or which names resolve, could map the operator's
+// internal DNS through authd. The address, or the resolver's error, goes to the server's log
+// alone (RefusedAddress.address and .detail).
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { WebhookSettings } from '../../config'
@@ -74,14 +75,20 @@ export class RefusedAddress extends Error {
   /**
    * @param message what the tenant may read (stored with the delivery): no address in it
    * @param address the address refused and its range, for the operator's log only
+   * @param detail why, for the operator's log only (the resolver's error, the range)
    */
   constructor(
     message: string,
     readonly address?: { address: string; range: string },
+    readonly detail?: string,
   ) {
     super(message)
   }
 }
+
+/** One message whether the name is internal, has no address or does not exist. */
+const noPublicAddress = (hostname: string, detail: string, address?: { address: string; range: string }) =>
+  new RefusedAddress(`${hostname} does not resolve to a public address`, address, detail)
 
 /** Resolves the endpoint's host and checks every address it has; throws RefusedAddress if any is not allowed. */
 export async function resolveTarget(rawUrl: string, settings: WebhookSettings, resolve: Resolver): Promise<Target> {
@@ -89,13 +96,18 @@ export async function resolveTarget(rawUrl: string, settings: WebhookSettings, r
   const insecure = url.protocol === 'http:'
   if (insecure && !(settings.allowInsecure && isLoopbackName(url.hostname))) throw new RefusedAddress('http is allowed only to loopback, with AUTHD_WEBHOOKS_ALLOW_INSECURE=1')
   const hostname = bareHost(url.hostname)
-  const addresses = ipaddr.isValid(hostname) ? [hostname] : await resolve(hostname)
-  if (addresses.length === 0) throw new RefusedAddress(`${hostname} has no address`)
+  let addresses: string[]
+  try {
+    addresses = ipaddr.isValid(hostname) ? [hostname] : await resolve(hostname)
+  } catch (error) {
+    throw noPublicAddress(hostname, `cannot resolve: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500))
+  }
+  if (addresses.length === 0) throw noPublicAddress(hostname, 'the name has no address')
   const refused = addresses.find((address) => !addressAllowed(address, settings, insecure))
   if (refused !== undefined) {
     const address = { address: normalised(refused).toString(), range: normalised(refused).range() }
     if (insecure) throw new RefusedAddress(`${hostname} resolves to an address that is not loopback (http is allowed only to loopback)`, address)
-    throw new RefusedAddress(`${hostname} resolves to a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)`, address)
+    throw noPublicAddress(hostname, 'a non-public address (AUTHD_WEBHOOKS_ALLOW_PRIVATE allows such addresses)', address)
   }
   const urls = [...new Set(addresses.map((raw) => normalised(raw).toString()))].map((address) => {
     const target = new URL(url)

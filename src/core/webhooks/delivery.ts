@@ -48,7 +48,7 @@ export async function attemptDelivery(
   options: { resolve: Resolver; logger: Logger; timeoutMs?: number; stopping?: AbortSignal },
 ): Promise<AttemptOutcome> {
   const { delivery, event, endpoint } = claimed
-  const { refusedAddress, ...result } = await send(deps, claimed, options)
+  const { refusedAddress, refusedDetail, ...result } = await send(deps, claimed, options)
   const about = { deliveryId: delivery.id, endpointId: endpoint.id, eventType: event.type, attempt: delivery.attempts, status: result.status }
   // The claim's lease is its token: an outcome is written only while this attempt still holds
   // the delivery, so an attempt that outlasted its lease neither puts back nor overwrites the
@@ -73,15 +73,15 @@ export async function attemptDelivery(
   const retryAt = dead ? null : now + retryDelayMs(delivery.attempts)
   const failingSince = await deps.store.webhooks.recordFailure(delivery.id, endpoint.id, claim, result, retryAt)
   if (failingSince === null) return lost()
-  // (the refused address is the operator's to read, in this line only: result.error, which the
-  // tenant lists, does not name it)
-  options.logger.log('warn', dead ? 'webhook delivery dead (authd webhooks redeliver sends it again)' : 'webhook delivery failed, will retry', { ...about, error: result.error, ...refusedAddress && { refusedAddress: refusedAddress.address, refusedRange: refusedAddress.range } })
+  // (the refused address, or the resolver's error, is the operator's to read, in this line
+  // only: result.error, which the tenant lists, names neither)
+  options.logger.log('warn', dead ? 'webhook delivery dead (authd webhooks redeliver sends it again)' : 'webhook delivery failed, will retry', { ...about, error: result.error, ...refusedDetail && { refusedBecause: refusedDetail }, ...refusedAddress && { refusedAddress: refusedAddress.address, refusedRange: refusedAddress.range } })
   if (now - failingSince >= DISABLE_AFTER_FAILING_MS) await disableFailingEndpoint(deps, claimed, failingSince, options.logger)
   return dead ? 'dead' : 'failed'
 }
 
 /** An attempt's result, and for a refused address which one it was (logged, never stored). */
-type SentAttempt = AttemptResult & { refusedAddress?: RefusedAddress['address'] }
+type SentAttempt = AttemptResult & { refusedAddress?: RefusedAddress['address']; refusedDetail?: string }
 
 async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, options: { resolve: Resolver; timeoutMs?: number; stopping?: AbortSignal }): Promise<SentAttempt> {
   const at = deps.clock.now()
@@ -96,7 +96,7 @@ async function send(deps: WebhookDeps, { event, endpoint }: ClaimedDelivery, opt
     target = await untilAborted(resolveTarget(endpoint.url, deps.config.webhooks, options.resolve), signal)
   } catch (error) {
     if (signal.aborted) return failed(`${cutShort()} (resolving ${new URL(endpoint.url).hostname})`)
-    if (error instanceof RefusedAddress) return { ...failed(`refused: ${error.message}`), refusedAddress: error.address }
+    if (error instanceof RefusedAddress) return { ...failed(`refused: ${error.message}`), refusedAddress: error.address, refusedDetail: error.detail }
     return failed(`cannot resolve: ${messageOf(error)}`)
   }
   const body = payloadOf(event)

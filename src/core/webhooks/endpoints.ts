@@ -72,8 +72,13 @@ export interface DeliveryView {
 }
 
 /** A stored error as the tenant may read it: attempts made before refusals stopped naming the
- *  address (issue 43) stored it ("x resolves to 10.0.0.1, a private address"); never shown. */
-export const tenantReadable = (error: string | null) => error?.replace(/ resolves to [^,\s]+, an? [a-z0-9-]+ address/i, ' resolves to a non-public address') ?? null
+ *  address (issue 43) stored it ("x resolves to 10.0.0.1, a private address"), and before they
+ *  said the same for a name that does not exist, the resolver's error ("cannot resolve: …");
+ *  neither is shown. */
+export const tenantReadable = (error: string | null) =>
+  error
+    ?.replace(/^refused: (\S+) resolves to (?:a non-public address|[^,\s]+, an? [a-z0-9-]+ address).*$/is, 'refused: $1 does not resolve to a public address')
+    .replace(/^cannot resolve: .*$/s, 'refused: the host does not resolve to a public address') ?? null
 
 const toDeliveryView = (d: WebhookDelivery & { eventType: string }): DeliveryView => ({
   id: d.id,

@@ -1,7 +1,7 @@
 // Pending sign-ups over PostgreSQL: the SQLite rules (../signup-store.ts), with an advisory
 // lock where a rule reads before it writes (the per-address limits) and a conditional delete
 // settling concurrent verifications across instances.
-import { and, count, eq, gt, gte, isNull, lt, lte, max, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, gte, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import type { SignupStore } from '../../core/signup/store'
 import type { PgDb } from './client'
 import { lockKey } from './helpers'
@@ -14,21 +14,33 @@ export function createPgSignupStore(db: PgDb): SignupStore {
       return db.transaction(async (tx) => {
         // Two requests for one address at once, on any instances, must not both pass the limits.
         await lockKey(tx, `signup:${tenantId}:${emailKey}`)
-        const [history] = await tx
-          .select({ issued: count(), lastIssuedAt: max(signupRequests.createdAt) })
+        const issued = await tx
+          .select({ id: signupRequests.id, createdAt: signupRequests.createdAt })
           .from(signupRequests)
           .where(and(eq(signupRequests.tenantId, tenantId), eq(signupRequests.emailKey, emailKey), eq(signupRequests.issued, true), gte(signupRequests.createdAt, historySince)))
-        const lastIssuedAt = history?.lastIssuedAt === null || history?.lastIssuedAt === undefined ? null : Number(history.lastIssuedAt)
-        const slot = slotFor({ issued: Number(history?.issued ?? 0), lastIssuedAt })
+          .orderBy(desc(signupRequests.createdAt), desc(signupRequests.id))
+        // The code mail this sign-up would withdraw unsent (one at most: each withdraws the one
+        // before) was never sent: its request stops counting against the address's budget.
+        const unsent = pending && mail
+          ? await tx
+              .select({ id: mailOutbox.id })
+              .from(mailOutbox)
+              .where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.recipient, mail.recipient), eq(mailOutbox.kind, 'signup-code'), eq(mailOutbox.status, 'pending')))
+          : []
+        const withdrawn = issued.slice(0, unsent.length)
+        const counted = issued.slice(unsent.length)
+        const slot = slotFor({ issued: counted.length, lastIssuedAt: counted[0] === undefined ? null : Number(counted[0].createdAt) })
         const [current] = pending ? await tx.select().from(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey))) : []
-        const replacing = current !== undefined && current.spentAt === null && current.expiresAt > at
+        const replacing = slot !== null && current !== undefined && current.spentAt === null && current.expiresAt > at
         await tx.insert(signupRequests).values({ tenantId, emailKey, createdAt: slot?.at ?? at, issued: slot !== null })
         await tx.insert(auditEvents).values(toAuditRow({ ...audit, detail: { ...audit.detail, underLimits: slot !== null, ...(replacing && { replacing }), ...(slot && slot.at > at && { mailAt: slot.at }) } }))
+        // Past the budget nothing changes: the pending sign-up (the owner's, maybe) and its mail stay.
+        if (!slot) return null
         if (pending) {
           await tx.delete(pendingSignups).where(and(eq(pendingSignups.tenantId, tenantId), eq(pendingSignups.emailKey, emailKey)))
-          if (mail) await tx.delete(mailOutbox).where(and(eq(mailOutbox.tenantId, tenantId), eq(mailOutbox.recipient, mail.recipient), eq(mailOutbox.kind, 'signup-code'), eq(mailOutbox.status, 'pending')))
+          if (unsent.length > 0) await tx.delete(mailOutbox).where(inArray(mailOutbox.id, unsent.map((m) => m.id)))
+          if (withdrawn.length > 0) await tx.update(signupRequests).set({ issued: false }).where(inArray(signupRequests.id, withdrawn.map((r) => r.id)))
         }
-        if (!slot) return null
         const later = slot.at - at
         const code = replacing && replacingMail ? replacingMail : mail
         if (pending) await tx.insert(pendingSignups).values({ ...pending, expiresAt: pending.expiresAt + later })

@@ -2,7 +2,10 @@
 // this very page session (its `sid`), the page session ends at once (the hint of another
 // session of the same user, a leaked one say, is no proof this browser asked); otherwise the user confirms with a form
 // (a link alone must not sign anyone out). Then the browser goes to the client's registered
-// post_logout_redirect_uri (with `state`), or to the login page.
+// post_logout_redirect_uri (with `state`), or to the login page. Only a valid id_token_hint
+// sends it there by itself: without one, anybody's link would make authd's address a redirector
+// to whatever URI a tenant admin registered (RP-Initiated Logout 1.0 §3), so the signed-out
+// page offers that URI as a link the user may follow.
 import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
@@ -21,9 +24,14 @@ function cannotGoOn(page: Page) {
   return page.render(t('error.title'), html`<p role="alert">${t('oidc.error.client', { tenant: tenantTitle(page.tenant) })}</p>`, { status: 400 })
 }
 
-async function signOut(deps: Deps, page: Page, target: string) {
+function signedOut(page: Page, target: string, clientName: string) {
+  const { t } = page
+  return page.render(t('logout.title'), html`<p role="status">${t('login.signedOut')}</p><p><a href="${target}">${t('logout.return', { client: clientName })}</a></p>`)
+}
+
+async function signOut(deps: Deps, page: Page, leave: () => string) {
   await endPageSession(deps, page.jar, page.cookies, page.actor)
-  return page.redirect(target)
+  return leave()
 }
 
 /** @param confirmed the user pressed "Sign out" on the confirmation form */
@@ -55,8 +63,9 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
     target = url.href
     page.returnOrigins.push(sourceOf(postLogout))
   }
-  if (!page.caller) return page.redirect(target)
-  if (confirmed || (hint !== null && hint.sub === page.caller.user.id && hint.sid === page.caller.sessionId)) return signOut(deps, page, target)
+  const leave = () => (postLogout && client && hint === null ? signedOut(page, target, client.name) : page.redirect(target))
+  if (!page.caller) return leave()
+  if (confirmed || (hint !== null && hint.sub === page.caller.user.id && hint.sid === page.caller.sessionId)) return signOut(deps, page, leave)
   const { t } = page
   const again = `${page.base}/end_session?${new URLSearchParams([...params])}`
   const main = html`<p>${t('logout.intro', { tenant: tenantTitle(page.tenant) })}</p>${form({ action: `${page.base}/end_session/confirm`, token: page.token, submit: t('logout.submit'), hidden: { return_to: again } })}`

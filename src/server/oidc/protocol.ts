@@ -98,9 +98,10 @@ export function oauthErrorAnswer(request: Request, error: AppError): { body: str
           ? ['temporarily_unavailable', error.message]
           : [error.status === 404 ? 'invalid_request' : 'invalid_request', error.message]
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' }
-  // (RFC 6750 §3.1: a request that sent no token is challenged without an error code)
-  if (error instanceof BearerRequired) headers['www-authenticate'] = 'Bearer realm="authd"'
-  else if (code === 'invalid_token') headers['www-authenticate'] = `Bearer realm="authd", error="invalid_token", error_description="${description}"`
+  // (RFC 6750 §3.1: a request that sent no token is challenged without an error code, in the
+  // header or the body: it gets no error information at all)
+  if (error instanceof BearerRequired) return { body: '{}', headers: { ...headers, 'www-authenticate': 'Bearer realm="authd"' } }
+  if (code === 'invalid_token') headers['www-authenticate'] = `Bearer realm="authd", error="invalid_token", error_description="${description}"`
   if (code === 'invalid_client' && request.headers.has('authorization')) headers['www-authenticate'] = 'Basic realm="authd"'
   return { body: JSON.stringify({ error: code, error_description: description }), headers }
 }

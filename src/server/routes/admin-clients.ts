@@ -40,7 +40,7 @@ const GrantView = t.Object({
 })
 const uris = (description: string) => t.Optional(t.Array(t.String(), { description }))
 // (a string checked by the domain, so a wrong value is a 400 that names both choices)
-const idTokenAlg = t.Optional(t.String({ description: 'How its ID tokens are signed (id_token_signed_response_alg): RS256 (the default, which every relying party accepts) or ES256', examples: ['RS256', 'ES256'] }))
+const idTokenAlg = t.Optional(t.String({ description: 'How its ID tokens are signed (id_token_signed_response_alg): RS256 (the default, which every relying party accepts) or ES256, in any case (stored upper case)', examples: ['RS256', 'ES256'] }))
 
 export const adminClientRoutes = (deps: Deps) =>
   new Elysia({ prefix: ADMIN_PREFIX })

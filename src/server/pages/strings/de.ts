@@ -116,6 +116,7 @@ export const de: Catalogue = {
   'logout.title': 'Abmelden',
   'logout.intro': 'In diesem Browser von {tenant} abmelden?',
   'logout.submit': 'Abmelden',
+  'logout.return': 'Zurück zu {client}',
 
   'forgot.title': 'Passwort vergessen',
   'forgot.intro': 'Geben Sie Ihre E-Mail-Adresse ein. Ist sie registriert, senden wir Ihnen einen Code, mit dem Sie ein neues Passwort wählen.',

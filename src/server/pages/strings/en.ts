@@ -116,6 +116,7 @@ export const en = {
   'logout.title': 'Sign out',
   'logout.intro': 'Sign out of {tenant} in this browser?',
   'logout.submit': 'Sign out',
+  'logout.return': 'Return to {client}',
 
   'forgot.title': 'Forgot your password',
   'forgot.intro': 'Enter your e-mail address. If it is registered, we send a code to it, with which you choose a new password.',
