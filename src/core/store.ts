@@ -15,6 +15,7 @@ import type { SessionStore, SigningKeyStore } from './sessions/store'
 import type { IdempotencyStore, LimitStore } from './guards/store'
 import type { AuditStore } from './audit/store'
 import type { PruneTarget } from './retention/store'
+import type { GroupStore } from './groups/store'
 
 /** The server_settings name of the public URL the server last started under (for the CLI). */
 export const PUBLIC_URL_SETTING = 'public_url'
@@ -29,6 +30,7 @@ export interface Store {
   tenants: TenantStore
   apiKeys: ApiKeyStore
   users: UserStore
+  groups: GroupStore
   signingKeys: SigningKeyStore
   sessions: SessionStore
   passwordResets: PasswordResetStore

@@ -51,6 +51,8 @@ export const TABLES = [
   // copied above fired the webhook triggers, writing events for changes that are not new;
   // those are discarded before the source's events are copied.
   'webhookEvents',
+  'groups',
+  'groupMembers',
 ] as const
 type TableName = (typeof TABLES)[number]
 

@@ -113,6 +113,8 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
     postLogoutRedirectUris,
     firstParty,
     idTokenAlg,
+    allowedGroups: null,
+    groupsClaim: 'scope',
     createdAt: now,
     updatedAt: now,
   }

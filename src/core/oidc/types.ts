@@ -4,6 +4,9 @@
 export const ID_TOKEN_ALGS = ['RS256', 'ES256'] as const
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number]
 
+export const GROUPS_CLAIM_MODES = ['scope', 'always'] as const
+export type GroupsClaim = (typeof GROUPS_CLAIM_MODES)[number]
+
 /** A relying party registered with a tenant. */
 export interface OidcClient {
   /** The client_id. */
@@ -21,6 +24,10 @@ export interface OidcClient {
   firstParty: boolean
   /** How its ID tokens are signed (id_token_signed_response_alg): RS256 unless it asked for ES256. */
   idTokenAlg: IdTokenAlg
+  /** Names of the groups of which a user must be in one to get a code (product spec §23); null: anyone. */
+  allowedGroups: string[] | null
+  /** `scope`: the groups claim only for the `groups` scope; `always`: in every ID token and userinfo. */
+  groupsClaim: GroupsClaim
   createdAt: number
   updatedAt: number
 }

@@ -20,6 +20,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'session.created',
   'session.ended',
   'signup.verified',
+  'group.created',
+  'group.updated',
+  'group.deleted',
+  'group.member_added',
+  'group.member_removed',
 ] as const
 
 const MAX_PATTERNS = 50

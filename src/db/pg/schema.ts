@@ -457,6 +457,8 @@ export const oidcClients = pgTable(
     postLogoutRedirectUris: text('post_logout_redirect_uris').notNull(),
     firstParty: boolean('first_party').notNull(),
     idTokenAlg: text('id_token_alg').notNull().default('RS256'),
+    allowedGroups: text('allowed_groups'),
+    groupsClaim: text('groups_claim').notNull().default('scope'),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
   },
@@ -508,4 +510,34 @@ export const oidcConsents = pgTable(
     createdAt: ms('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.clientId] })],
+)
+
+export const groups = pgTable(
+  'groups',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('groups_tenant_name_idx').on(t.tenantId, t.name)],
+)
+
+export const groupMembers = pgTable(
+  'group_members',
+  {
+    groupId: text('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_members_user_idx').on(t.userId, t.groupId)],
 )

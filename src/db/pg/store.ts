@@ -2,6 +2,7 @@
 // SQLite store's (../sqlite-store.ts); what differs is how races across processes are
 // settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
+import { createPgGroupStore } from './group-store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
@@ -434,6 +435,7 @@ function createRawPgStore(db: PgDb): Store {
     setupTokens: createPgSetupTokenStore(db),
     signups: createPgSignupStore(db),
     mfa: createPgMfaStore(db),
+    groups: createPgGroupStore(db),
     passkeys: createPgPasskeyStore(db),
     oidc: createPgOidcStore(db),
     outbox: createPgOutboxStore(db),

@@ -11,10 +11,22 @@ import { auditEvents, oidcClients, oidcCodes, oidcConsents, refreshFamilies, ref
 
 type ClientRow = typeof oidcClients.$inferSelect
 
-export const toClient = (row: ClientRow): OidcClient => ({ ...row, idTokenAlg: row.idTokenAlg as OidcClient['idTokenAlg'], redirectUris: JSON.parse(row.redirectUris), postLogoutRedirectUris: JSON.parse(row.postLogoutRedirectUris) })
+export const toClient = (row: ClientRow): OidcClient => ({
+  ...row,
+  idTokenAlg: row.idTokenAlg as OidcClient['idTokenAlg'],
+  groupsClaim: row.groupsClaim as OidcClient['groupsClaim'],
+  redirectUris: JSON.parse(row.redirectUris),
+  postLogoutRedirectUris: JSON.parse(row.postLogoutRedirectUris),
+  allowedGroups: row.allowedGroups === null ? null : JSON.parse(row.allowedGroups),
+})
 export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => {
-  const { redirectUris, postLogoutRedirectUris, ...rest } = client
-  return { ...rest, ...(redirectUris && { redirectUris: JSON.stringify(redirectUris) }), ...(postLogoutRedirectUris && { postLogoutRedirectUris: JSON.stringify(postLogoutRedirectUris) }) }
+  const { redirectUris, postLogoutRedirectUris, allowedGroups, ...rest } = client
+  return {
+    ...rest,
+    ...(redirectUris && { redirectUris: JSON.stringify(redirectUris) }),
+    ...(postLogoutRedirectUris && { postLogoutRedirectUris: JSON.stringify(postLogoutRedirectUris) }),
+    ...(allowedGroups !== undefined && { allowedGroups: allowedGroups === null ? null : JSON.stringify(allowedGroups) }),
+  }
 }
 
 export function createOidcStore(db: Db): OidcStore {

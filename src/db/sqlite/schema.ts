@@ -520,6 +520,10 @@ export const oidcClients = sqliteTable(
     /** The ID token's signature (`id_token_signed_response_alg`): RS256 (OpenID Connect
      *  Registration's default) or ES256. Clients from before RS256 keep ES256. */
     idTokenAlg: text('id_token_alg').notNull().default('RS256'),
+    /** Group names (a JSON array) of which a user must be in one to get a code; null: anyone. */
+    allowedGroups: text('allowed_groups'),
+    /** `scope`: the groups claim for the `groups` scope only; `always`: in every ID token. */
+    groupsClaim: text('groups_claim').notNull().default('scope'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -574,4 +578,36 @@ export const oidcConsents = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.clientId] })],
+)
+
+// Groups of a tenant (product spec §23): flat, names unique in the tenant (stored lower-case).
+export const groups = sqliteTable(
+  'groups',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('groups_tenant_name_idx').on(t.tenantId, t.name)],
+)
+
+// A user's memberships: (group, user), and by user for the groups claim of every token.
+export const groupMembers = sqliteTable(
+  'group_members',
+  {
+    groupId: text('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_members_user_idx').on(t.userId, t.groupId)],
 )

@@ -2,6 +2,7 @@
 // builder halved refresh throughput in our measurements); writes that must be atomic run in
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
+import { createGroupStore } from './group-store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../../core/types'
@@ -387,6 +388,7 @@ export function createSqliteStore(db: Db): Store {
     setupTokens: createSetupTokenStore(db),
     signups: createSignupStore(db),
     mfa: createMfaStore(db),
+    groups: createGroupStore(db),
     passkeys: createPasskeyStore(db),
     oidc: createOidcStore(db),
     outbox: createOutboxStore(db),

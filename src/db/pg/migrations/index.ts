@@ -18,6 +18,7 @@ import m14 from './0014_webhook_deliveries_event.sql' with { type: 'text' }
 import m15 from './0015_webhook_events_retention.sql' with { type: 'text' }
 import m16 from './0016_refresh_tokens_fillfactor.sql' with { type: 'text' }
 import m17 from './0017_wave3_review.sql' with { type: 'text' }
+import m18 from './0018_groups.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -38,6 +39,7 @@ export const migrationFiles: Record<string, string> = {
   '0015_webhook_events_retention': m15,
   '0016_refresh_tokens_fillfactor': m16,
   '0017_wave3_review': m17,
+  '0018_groups': m18,
 }
 
 export { journal }

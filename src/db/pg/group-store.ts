@@ -1,0 +1,73 @@
+// Groups and their members over PostgreSQL: the SQLite rules (../sqlite/group-store.ts).
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm'
+import type { GroupStore } from '../../core/groups/store'
+import { isPgUniqueViolation, type PgDb } from './client'
+import { groupMembers, groups } from './schema'
+
+export function createPgGroupStore(db: PgDb): GroupStore {
+  const namesOfUser = db
+    .select({ name: groups.name })
+    .from(groupMembers)
+    .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+    .where(eq(groupMembers.userId, sql.placeholder('userId')))
+    .orderBy(asc(groups.name))
+    .prepare('authd_group_names_of_user')
+  return {
+    async insert(group) {
+      try {
+        await db.insert(groups).values(group)
+        return true
+      } catch (error) {
+        if (isPgUniqueViolation(error)) return false
+        throw error
+      }
+    },
+    async get(id) {
+      return (await db.select().from(groups).where(eq(groups.id, id)))[0] ?? null
+    },
+    async findByNames(tenantId, names) {
+      if (names.length === 0) return []
+      return db.select().from(groups).where(and(eq(groups.tenantId, tenantId), inArray(groups.name, names)))
+    },
+    async list(tenantId) {
+      return db.select().from(groups).where(eq(groups.tenantId, tenantId)).orderBy(asc(groups.name))
+    },
+    async update(id, changes) {
+      try {
+        return (await db.update(groups).set(changes).where(eq(groups.id, id)).returning())[0] ?? null
+      } catch (error) {
+        if (isPgUniqueViolation(error)) return 'name-taken'
+        throw error
+      }
+    },
+    async delete(id) {
+      return (await db.delete(groups).where(eq(groups.id, id)).returning({ id: groups.id })).length === 1
+    },
+    async addMembers(group, userIds, now) {
+      const added = await db
+        .insert(groupMembers)
+        .values(userIds.map((userId) => ({ groupId: group.id, userId, tenantId: group.tenantId, createdAt: now })))
+        .onConflictDoNothing()
+        .returning({ userId: groupMembers.userId })
+      return added.length
+    },
+    async removeMembers(groupId, userIds) {
+      return (await db.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), inArray(groupMembers.userId, userIds))).returning({ userId: groupMembers.userId })).length
+    },
+    async members(groupId, afterUserId, limit) {
+      const rows = await db
+        .select({ userId: groupMembers.userId })
+        .from(groupMembers)
+        .where(and(eq(groupMembers.groupId, groupId), afterUserId === null ? undefined : gt(groupMembers.userId, afterUserId)))
+        .orderBy(asc(groupMembers.userId))
+        .limit(limit)
+      return rows.map((r) => r.userId)
+    },
+    async groupsOfUser(userId) {
+      return (await db.select({ g: groups }).from(groupMembers).innerJoin(groups, eq(groups.id, groupMembers.groupId)).where(eq(groupMembers.userId, userId)).orderBy(asc(groups.name))).map((r) => r.g)
+    },
+    async groupNamesOfUser(userId) {
+      return (await namesOfUser.execute({ userId })).map((r) => r.name)
+    },
+  }
+}

@@ -1,0 +1,81 @@
+// Groups and their members over SQLite (core/groups). The names of a user's groups are read at
+// every login and refresh (the tokens' groups claim): one prepared statement on the members'
+// user index.
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm'
+import type { GroupStore } from '../../core/groups/store'
+import type { Group } from '../../core/groups/types'
+import type { Db } from './client'
+import { changesOf, immediate, isUniqueViolation } from './helpers'
+import { groupMembers, groups } from './schema'
+
+export function createGroupStore(db: Db): GroupStore {
+  const namesOfUser = db
+    .select({ name: groups.name })
+    .from(groupMembers)
+    .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+    .where(eq(groupMembers.userId, sql.placeholder('userId')))
+    .orderBy(asc(groups.name))
+    .prepare()
+  return {
+    async insert(group) {
+      try {
+        await immediate(db, () => db.insert(groups).values(group).run())
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        throw error
+      }
+    },
+    async get(id) {
+      return (db.select().from(groups).where(eq(groups.id, id)).get() as Group | undefined) ?? null
+    },
+    async findByNames(tenantId, names) {
+      if (names.length === 0) return []
+      return db.select().from(groups).where(and(eq(groups.tenantId, tenantId), inArray(groups.name, names))).all()
+    },
+    async list(tenantId) {
+      return db.select().from(groups).where(eq(groups.tenantId, tenantId)).orderBy(asc(groups.name)).all()
+    },
+    async update(id, changes) {
+      try {
+        return await immediate(db, () => db.update(groups).set(changes).where(eq(groups.id, id)).returning().get() ?? null)
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'name-taken'
+        throw error
+      }
+    },
+    async delete(id) {
+      return immediate(db, () => changesOf(db.delete(groups).where(eq(groups.id, id)).run()) === 1)
+    },
+    async addMembers(group, userIds, now) {
+      return immediate(db, () =>
+        changesOf(
+          db
+            .insert(groupMembers)
+            .values(userIds.map((userId) => ({ groupId: group.id, userId, tenantId: group.tenantId, createdAt: now })))
+            .onConflictDoNothing()
+            .run(),
+        ),
+      )
+    },
+    async removeMembers(groupId, userIds) {
+      return immediate(db, () => changesOf(db.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), inArray(groupMembers.userId, userIds))).run()))
+    },
+    async members(groupId, afterUserId, limit) {
+      const rows = db
+        .select({ userId: groupMembers.userId })
+        .from(groupMembers)
+        .where(and(eq(groupMembers.groupId, groupId), afterUserId === null ? undefined : gt(groupMembers.userId, afterUserId)))
+        .orderBy(asc(groupMembers.userId))
+        .limit(limit)
+        .all()
+      return rows.map((r) => r.userId)
+    },
+    async groupsOfUser(userId) {
+      return db.select({ g: groups }).from(groupMembers).innerJoin(groups, eq(groups.id, groupMembers.groupId)).where(eq(groupMembers.userId, userId)).orderBy(asc(groups.name)).all().map((r) => r.g)
+    },
+    async groupNamesOfUser(userId) {
+      return (namesOfUser.all({ userId }) as Array<{ name: string }>).map((r) => r.name)
+    },
+  }
+}
