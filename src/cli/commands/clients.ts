@@ -2,7 +2,7 @@
 // same domain functions as the admin API. A confidential client's secret is printed once.
 import type { Command } from 'commander'
 import { createClient, deleteClient, listClients, rotateClientSecret, toClientView, updateClient, type ClientView } from '../../core/oidc/clients'
-import { ID_TOKEN_ALGS, type IdTokenAlg } from '../../core/oidc/types'
+import { GROUPS_CLAIM_MODES, ID_TOKEN_ALGS, type GroupsClaim, type IdTokenAlg } from '../../core/oidc/types'
 import { tenantPagesUrl } from '../../core/tenants/tenant-pages'
 import { contextFrom } from '../context'
 import { required, table, UsageError } from '../io'
@@ -11,7 +11,22 @@ import type { Env } from '../env'
 /** A repeatable option: every --redirect-uri adds one. */
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
-const summary = (c: ClientView) => `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}`
+const summary = (c: ClientView) =>
+  `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}` +
+  `${c.allowedGroups ? `, only for members of ${c.allowedGroups.join(', ')}` : ''}${c.groupsClaim === 'always' ? ', groups claim always' : ''}`
+
+const ALLOWED_GROUPS_HELP = 'only members of at least one of these groups (names, comma-separated) get a code; "" admits anyone again'
+const GROUPS_CLAIM_HELP = 'scope: the groups claim for the scope "groups" only (the default); always: in every ID token and userinfo'
+
+/** --allowed-groups a,b: the names; "" clears (anyone may use the client). */
+const allowedGroupsOption = (value: string | undefined): string[] | null | undefined =>
+  value === undefined ? undefined : value.trim() === '' ? null : value.split(',').map((name) => name.trim()).filter((name) => name !== '')
+
+function groupsClaimOption(value: string | undefined): GroupsClaim | undefined {
+  if (value === undefined) return undefined
+  if (!GROUPS_CLAIM_MODES.includes(value as GroupsClaim)) throw new UsageError(`--groups-claim must be ${GROUPS_CLAIM_MODES.join(' or ')}, not ${JSON.stringify(value)}`)
+  return value as GroupsClaim
+}
 
 const ID_TOKEN_ALG_HELP = 'how its ID tokens are signed: RS256 (the default, which every relying party accepts) or ES256'
 
@@ -36,14 +51,18 @@ export function registerClients(program: Command, env: Env) {
     .option('--public', 'a public client (single-page or native app): no secret, PKCE only')
     .option('--first-party', 'the operator’s own application: no consent page')
     .option('--id-token-alg <alg>', ID_TOKEN_ALG_HELP)
-    .action(async (opts: { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string }, cmd: Command) => {
+    .option('--allowed-groups <names>', ALLOWED_GROUPS_HELP)
+    .option('--groups-claim <mode>', GROUPS_CLAIM_HELP)
+    .action(async (opts: { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
+      const groupsClaim = groupsClaimOption(opts.groupsClaim)
+      const allowedGroups = allowedGroupsOption(opts.allowedGroups)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const name = await required(ctx.out, opts.name, '--name', 'Client name')
       if (!opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri')
       const created = await ctx.withRuntime(async (rt) => {
-        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [], public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg })
+        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [], public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg, allowedGroups, groupsClaim })
         const tenant = (await rt.store.tenants.get(tenantId))!
         return { client: toClientView(client), clientSecret, issuer: tenantPagesUrl(rt.config, tenant) }
       })
@@ -64,7 +83,7 @@ export function registerClients(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const rows = (await ctx.withRuntime((rt) => listClients(rt, tenantId))).map(toClientView)
-      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'firstParty', 'idTokenAlg', 'redirectUris', 'createdAt']))
+      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, allowedGroups: r.allowedGroups?.join(',') ?? '', redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'firstParty', 'idTokenAlg', 'allowedGroups', 'redirectUris', 'createdAt']))
     })
 
   clients
@@ -76,13 +95,17 @@ export function registerClients(program: Command, env: Env) {
     .option('--first-party', 'no consent page from now on')
     .option('--third-party', 'users consent on first use from now on')
     .option('--id-token-alg <alg>', ID_TOKEN_ALG_HELP)
-    .action(async (clientId: string, opts: { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean; idTokenAlg?: string }, cmd: Command) => {
+    .option('--allowed-groups <names>', ALLOWED_GROUPS_HELP)
+    .option('--groups-claim <mode>', GROUPS_CLAIM_HELP)
+    .action(async (clientId: string, opts: { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       if (opts.firstParty && opts.thirdParty) throw new UsageError('give --first-party or --third-party, not both')
-      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party, --third-party or --id-token-alg')
+      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party, --third-party, --id-token-alg, --allowed-groups or --groups-claim')
       const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
+      const groupsClaim = groupsClaimOption(opts.groupsClaim)
+      const allowedGroups = allowedGroupsOption(opts.allowedGroups)
       const firstParty = opts.firstParty ? true : opts.thirdParty ? false : undefined
-      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty, idTokenAlg })))
+      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty, idTokenAlg, allowedGroups, groupsClaim })))
       ctx.out.result(updated, () => `updated ${summary(updated)}`)
     })
 

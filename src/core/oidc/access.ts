@@ -7,6 +7,7 @@ import { auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { refreshTokenKey } from '../sessions/refresh-tokens'
 import type { RefreshFamily, SigningAlg, Tenant } from '../types'
+import { carriesGroups } from './client-access'
 import { bearerRequired, invalidRequest, invalidToken, OAuthError } from './errors'
 import { userClaims } from './tokens'
 import type { OidcClient } from './types'
@@ -57,7 +58,11 @@ export function presentedBearer(authorization: string | null): string {
 /** The userinfo endpoint (Core §5.3): `sub` and the claims of the token's scopes. */
 export async function userInfo(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, token: string): Promise<Record<string, unknown>> {
   const grant = await grantOfAccessToken(deps, tenant, issuer, token)
-  return { sub: grant.user.id, ...userClaims(grant.user, grant.scope.split(' ')) }
+  const scopes = grant.scope.split(' ')
+  // (the client decides whether groups come without the scope: its groupsClaim; the groups are read now, as they are)
+  const client = await deps.store.oidc.getClient(grant.family.clientId!)
+  const groups = client && carriesGroups(client, scopes) ? await deps.store.groups.groupNamesOfUser(grant.user.id) : null
+  return { sub: grant.user.id, ...userClaims(grant.user, scopes, groups) }
 }
 
 /**

@@ -9,10 +9,11 @@ import type { Deps } from '../deps'
 import { hmacSha256, randomToken, safeEqual, sha256 } from '../secrets'
 import type { Caller } from '../sessions/signed-in-user'
 import type { Tenant } from '../types'
+import { accessAtClient } from './client-access'
 import { invalidRequest, OAuthError } from './errors'
 import type { OidcClient } from './types'
 
-export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const
+export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access'] as const
 export const PROMPT_VALUES = ['none', 'login', 'consent'] as const
 /** A code lives this long (product spec §21). */
 export const CODE_TTL_MS = 60_000
@@ -149,8 +150,9 @@ function markInput(browser: string, params: Params, after: number): string {
   return JSON.stringify(['authd signed-in-after', browser, after, rest])
 }
 
-/** What the request needs next: the user to sign in, the user's consent, or nothing (a code). */
-export type AuthorizationStep = { step: 'login' } | { step: 'consent' } | { step: 'code'; code: string }
+/** What the request needs next: the user to sign in, the user's consent, or nothing (a code);
+ *  or `denied`: the user is signed in but not in a group the client admits (authd's page says so). */
+export type AuthorizationStep = { step: 'login' } | { step: 'consent' } | { step: 'denied' } | { step: 'code'; code: string }
 
 /**
  * Decides the next step for a browser signed in as `caller` (or not), and issues the code when
@@ -172,6 +174,11 @@ export async function authorize(
   if (!caller || (!signedInRecently && (request.prompt.has('login') || tooOld))) {
     if (request.prompt.has('none')) throw new OAuthError('login_required', 'the user is not signed in')
     return { step: 'login' }
+  }
+  // (before consent: nobody is asked to allow a client they may not use)
+  if (!(await accessAtClient(deps, request.client, caller.user.id)).allowed) {
+    if (request.prompt.has('none')) throw new OAuthError('access_denied', 'the user may not use this client')
+    return { step: 'denied' }
   }
   if (!request.client.firstParty && !consented) {
     const consent = await deps.store.oidc.findConsent(caller.user.id, request.client.id)

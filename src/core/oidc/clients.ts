@@ -7,8 +7,9 @@ import type { Deps } from '../deps'
 import { badRequest, notFoundById } from '../errors'
 import { randomToken, safeEqual, sha256 } from '../secrets'
 import { getTenant, validateName } from '../tenants/tenants'
+import { requireGroupNames } from '../groups/groups'
 import { invalidClient } from './errors'
-import { ID_TOKEN_ALGS, type IdTokenAlg, type OidcClient } from './types'
+import { GROUPS_CLAIM_MODES, ID_TOKEN_ALGS, type GroupsClaim, type IdTokenAlg, type OidcClient } from './types'
 
 const SECRET_PREFIX = 'authd_cs_'
 const VISIBLE_PREFIX_LENGTH = SECRET_PREFIX.length + 4
@@ -63,6 +64,8 @@ export function toClientView(client: OidcClient) {
     postLogoutRedirectUris: client.postLogoutRedirectUris,
     firstParty: client.firstParty,
     idTokenAlg: client.idTokenAlg,
+    allowedGroups: client.allowedGroups,
+    groupsClaim: client.groupsClaim,
     createdAt: new Date(client.createdAt).toISOString(),
     updatedAt: new Date(client.updatedAt).toISOString(),
   }
@@ -77,6 +80,31 @@ export interface ClientInput {
   public?: unknown
   firstParty?: unknown
   idTokenAlg?: unknown
+  /** Names of the tenant's groups whose members alone get a code; null (or absent at creation): anyone. */
+  allowedGroups?: unknown
+  groupsClaim?: unknown
+}
+
+/** At most this many groups admit to one client. */
+const MAX_ALLOWED_GROUPS = 50
+
+/**
+ * --allowed-groups: names of existing groups of the client's tenant (an unknown one is a 400
+ * naming it), stored lower-case, sorted, once each; null admits anyone. An empty list would
+ * admit nobody, which no operator means: it is refused (null clears).
+ */
+async function validateAllowedGroups(deps: Pick<Deps, 'store'>, tenantId: string, raw: unknown): Promise<string[] | null> {
+  if (raw === null) return null
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_ALLOWED_GROUPS || !raw.every((name) => typeof name === 'string')) {
+    throw badRequest(`allowedGroups must be a list of 1 to ${MAX_ALLOWED_GROUPS} group names, or null for anyone`)
+  }
+  const groups = await requireGroupNames(deps, tenantId, raw)
+  return groups.map((g) => g.name).sort()
+}
+
+function validateGroupsClaim(raw: unknown): GroupsClaim {
+  if (!GROUPS_CLAIM_MODES.includes(raw as GroupsClaim)) throw badRequest(`groupsClaim must be ${GROUPS_CLAIM_MODES.join(' or ')}`)
+  return raw as GroupsClaim
 }
 
 const flag = (field: string, raw: unknown) => {
@@ -100,7 +128,9 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
   const isPublic = flag('public', input.public)
   const firstParty = flag('firstParty', input.firstParty)
   const idTokenAlg = validateIdTokenAlg(input.idTokenAlg ?? ID_TOKEN_ALGS[0])
+  const groupsClaim = validateGroupsClaim(input.groupsClaim ?? GROUPS_CLAIM_MODES[0])
   await getTenant(deps, tenantId)
+  const allowedGroups = input.allowedGroups === undefined ? null : await validateAllowedGroups(deps, tenantId, input.allowedGroups)
   const now = deps.clock.now()
   const secret = isPublic ? null : newSecret()
   const client: OidcClient = {
@@ -113,13 +143,13 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
     postLogoutRedirectUris,
     firstParty,
     idTokenAlg,
-    allowedGroups: null,
-    groupsClaim: 'scope',
+    allowedGroups,
+    groupsClaim,
     createdAt: now,
     updatedAt: now,
   }
   await deps.store.oidc.insertClient(client)
-  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg } })
+  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim } })
   return { client, clientSecret: secret?.secret ?? null }
 }
 
@@ -143,11 +173,13 @@ export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId
   if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)
   if (input.firstParty !== undefined) changes.firstParty = flag('firstParty', input.firstParty)
   if (input.idTokenAlg !== undefined) changes.idTokenAlg = validateIdTokenAlg(input.idTokenAlg)
+  if (input.groupsClaim !== undefined) changes.groupsClaim = validateGroupsClaim(input.groupsClaim)
   const client = await getClient(deps, clientId, actor)
+  if (input.allowedGroups !== undefined) changes.allowedGroups = await validateAllowedGroups(deps, client.tenantId, input.allowedGroups)
   if (Object.keys(changes).length === 0) return client
   const updated = await deps.store.oidc.updateClient(client.id, { ...changes, updatedAt: deps.clock.now() })
   if (!updated) throw notFoundById('Client', clientId)
-  await audit(deps, 'oidc_client.updated', actor, { tenantId: client.tenantId, detail: { clientId, changed: Object.keys(changes) } })
+  await audit(deps, 'oidc_client.updated', actor, { tenantId: client.tenantId, detail: { clientId, changed: Object.keys(changes), ...(changes.allowedGroups !== undefined && { allowedGroups: changes.allowedGroups }) } })
   return updated
 }
 

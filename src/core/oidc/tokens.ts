@@ -18,6 +18,7 @@ import { newRefreshToken } from '../sessions/refresh-tokens'
 import { newTokenRecord, rotateRefreshToken } from '../sessions/sessions'
 import type { ActiveSigningKey } from '../sessions/key-ring'
 import type { RefreshFamily, Tenant, User } from '../types'
+import { accessAtClient, carriesGroups } from './client-access'
 import { invalidGrant, invalidRequest, OAuthError } from './errors'
 import type { OidcClient, OidcCode } from './types'
 
@@ -82,7 +83,7 @@ export async function exchangeCode(
     throw invalidGrant()
   }
   if (grant === 'stale') throw invalidGrant()
-  return issueTokens(deps, issuer, client, session.user, grant.family, code.scope, grant.refreshToken, { nonce: code.nonce, sid: code.sessionId })
+  return issueTokens(deps, issuer, client, session.user, grant.family, code.scope, grant.refreshToken, { nonce: code.nonce, sid: code.sessionId, groups: null })
 }
 
 async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
@@ -125,11 +126,25 @@ export async function refreshGrant(deps: TokenDeps, issuer: string, client: Oidc
   const withinGrant = (family: RefreshFamily) => {
     if (asked && !asked.every((s) => granted(family).includes(s))) throw new OAuthError('invalid_scope', 'scope may not be wider than the grant')
   }
+  // The grant is re-checked against the client's allowed groups at every refresh (the rule of
+  // the authorization endpoint, client-access.ts): a user who left every one of them loses the
+  // client now, the grant ends. The groups read for it are those the new tokens name.
+  let groups: string[] | null = null
+  const admit = async (family: RefreshFamily) => {
+    withinGrant(family)
+    const access = await accessAtClient(deps, client, family.userId)
+    if (!access.allowed) {
+      const ended = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: family.tenantId, userId: family.userId, detail: { clientId: client.id, familyId: family.id, reason: 'not-in-allowed-groups' } })
+      await deps.store.sessions.revokeFamily(family.id, deps.clock.now(), 'not-in-allowed-groups', ended)
+      throw invalidGrant('the user may no longer use this client')
+    }
+    groups = access.groups
+  }
   let rotated
   try {
     // (the refresh's audit event is committed with the rotation: one commit, not two)
     const refreshed = (family: RefreshFamily) => auditEvent(deps, 'oidc.grant_refreshed', actor, { tenantId: family.tenantId, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
-    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id, refreshed, withinGrant)
+    rotated = await rotateRefreshToken(deps, input.refreshToken, actor, client.id, refreshed, admit)
   } catch (error) {
     if (error instanceof OAuthError) throw error
     // Unknown, spent past the grace period (the grant is revoked then), another client's, a disabled user: all one answer.
@@ -140,7 +155,7 @@ export async function refreshGrant(deps: TokenDeps, issuer: string, client: Oidc
   // RFC 6749 §6: the successor keeps the grant's scope, however narrow this access token is, and
   // goes back whenever the grant holds offline_access (the old token is spent either way).
   const successor = granted(rotated.family).includes(OFFLINE_SCOPE) ? rotated.successor : null
-  return issueTokens(deps, issuer, client, rotated.user, rotated.family, scope, successor, { nonce: null, sid: null })
+  return issueTokens(deps, issuer, client, rotated.user, rotated.family, scope, successor, { nonce: null, sid: null, groups })
 }
 
 async function issueTokens(
@@ -151,15 +166,18 @@ async function issueTokens(
   family: RefreshFamily,
   scope: string,
   refreshToken: string | null,
-  extra: { nonce: string | null; sid: string | null },
+  /** groups: the user's groups if already read for this token (a refresh's access check), else null. */
+  extra: { nonce: string | null; sid: string | null; groups: string[] | null },
 ): Promise<TokenResponse> {
+  const scopes = scope.split(' ')
+  const groups = carriesGroups(client, scopes) ? (extra.groups ?? (await deps.store.groups.groupNamesOfUser(user.id))) : null
   const key = await deps.keyRing.signingKey()
   const now = deps.clock.now()
   const ttlSec = deps.config.accessTokenTtlSec
   const accessToken = signAccessJwt(key, { iss: issuer, aud: issuer, sub: user.id, client_id: client.id, scope, sid: family.id, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + ttlSec, jti: Bun.randomUUIDv7() })
   const iat = Math.floor(now / 1000)
   const idToken = signJws(await deps.keyRing.signingKey(client.idTokenAlg), 'JWT', {
-    ...userClaims(user, scope.split(' ')),
+    ...userClaims(user, scopes, groups),
     amr: family.amr ? family.amr.split(',') : ['pwd'],
     auth_time: Math.floor(family.authAt / 1000),
     // (the left half of SHA-256 for RS256 as for ES256: both hash with SHA-256)
@@ -182,9 +200,14 @@ async function issueTokens(
   }
 }
 
-/** The claims of the granted scopes (Core §5.4): profile's names, email's address. */
-export function userClaims(user: User, scopes: string[]): Record<string, unknown> {
+/**
+ * The claims of the granted scopes (Core §5.4): profile's names, email's address; and the user's
+ * groups (sorted names, product spec §23) when `groups` is not null (carriesGroups: the scope
+ * `groups`, or a client with groupsClaim 'always'), an empty list for a user in none.
+ */
+export function userClaims(user: User, scopes: string[], groups: string[] | null = null): Record<string, unknown> {
   return {
+    ...(groups !== null && { groups }),
     ...(scopes.includes('profile') && { name: `${user.firstName} ${user.lastName}`.trim(), given_name: user.firstName, family_name: user.lastName }),
     // Verified once the user proved the address by mail (or an admin vouched for it); a new
     // address is unverified until then.

@@ -19,8 +19,10 @@ const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('b
 /**
  * @param sessionId the session (refresh family) the token was issued to: its `sid` claim.
  * @param amr how the user proved who they are (RFC 8176): `['pwd']`, or `['pwd', 'otp']` with a second factor.
+ * @param groups the names of the user's groups, sorted, read for this token (product spec §23):
+ *   the `groups` claim, left out for a user in none.
  */
-export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSettings, user: User, sessionId: string, now: number, amr: string[] = ['pwd']): string {
+export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSettings, user: User, sessionId: string, now: number, amr: string[] = ['pwd'], groups: string[] = []): string {
   const iat = Math.floor(now / 1000)
   const header = b64url({ alg: 'ES256', typ: 'JWT', kid: key.kid })
   const payload = b64url({
@@ -32,6 +34,7 @@ export function signAccessToken(key: ActiveSigningKey, settings: AccessTokenSett
     email: user.email,
     sid: sessionId,
     amr,
+    ...(groups.length > 0 && { groups }),
     iat,
     exp: iat + settings.ttlSec,
     jti: Bun.randomUUIDv7(),
@@ -51,6 +54,8 @@ export interface AccessTokenClaims {
   email: string
   sid: string
   amr?: string[]
+  /** The user's groups when the token was issued (absent: none). */
+  groups?: string[]
   iat: number
   exp: number
   jti: string

@@ -89,7 +89,7 @@ export async function rotateRefreshToken(
   rotated?: (family: RefreshFamily) => AuditEvent,
   /** Checks the request against the family before the token is spent (an OpenID refresh's
    *  scope): what it throws leaves the token as it was, so the client's next refresh is no reuse. */
-  admit?: (family: RefreshFamily) => void,
+  admit?: (family: RefreshFamily) => void | Promise<void>,
 ): Promise<RotatedToken> {
   if (!presented || presented.length > 128) throw unauthorized()
   const key = refreshTokenKey(presented)
@@ -103,7 +103,7 @@ export async function rotateRefreshToken(
   if (user.disabledAt !== null) throw userDisabled()
   if (tenant.disabledAt !== null) throw tenantDisabled()
   // (a token spent past the grace period skips it: reuse detection below must still see a thief)
-  if (token.spentAt === null || now - token.spentAt <= deps.config.refreshGraceSec * 1000) admit?.(family)
+  if (token.spentAt === null || now - token.spentAt <= deps.config.refreshGraceSec * 1000) await admit?.(family)
 
   // The successor is a function of the presented token and the moment it was spent
   // (core/refresh-tokens.ts), so a repeat within the grace period gets the same one.
@@ -196,7 +196,9 @@ async function issueSession(
   const { issuer, accessTokenTtlSec } = deps.config
   // A refresh keeps the login's amr: the second factor was proved for the whole session.
   const amr = family.amr ? family.amr.split(',') : ['pwd']
-  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, family.id, now, amr)
+  // (read for every token issued: a change of membership shows in the next one, login or refresh)
+  const groups = await deps.store.groups.groupNamesOfUser(user.id)
+  const accessToken = signAccessToken(signingKey, { issuer, audience: tenant.audience, ttlSec: accessTokenTtlSec }, user, family.id, now, amr, groups)
   return {
     accessToken,
     user: toPublicUser(user, tenant),

@@ -10,7 +10,9 @@ export function createPgGroupStore(db: PgDb): GroupStore {
     .from(groupMembers)
     .innerJoin(groups, eq(groups.id, groupMembers.groupId))
     .where(eq(groupMembers.userId, sql.placeholder('userId')))
-    .orderBy(asc(groups.name))
+    // (byte order, as SQLite's and JavaScript's: a database created with a locale's collation
+    // would otherwise sort `a-b` after `ab`, and the claim would differ by engine)
+    .orderBy(sql`${groups.name} collate "C"`)
     .prepare('authd_group_names_of_user')
   return {
     async insert(group) {

@@ -10,7 +10,7 @@ import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf
 import { OAuthError } from '../../core/oidc/errors'
 import { clientActor } from '../plugins/client-ip'
 import { readCookie } from '../pages/cookies'
-import { formValue } from '../pages/forms'
+import { form, formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from '../pages/page'
 import type { MessageKey } from '../pages/strings'
@@ -58,6 +58,19 @@ function consentPage(page: Page, request: AuthorizationRequest, resume: string) 
 }
 
 /**
+ * A signed-in user the client does not admit (its allowed groups, product spec §23): authd says
+ * so and offers to sign out and come back to this request as someone else. Never a redirect to
+ * the client: no code, and no error the client could turn into another attempt unseen.
+ */
+function noAccessPage(page: Page, request: AuthorizationRequest, resume: string) {
+  const { t } = page
+  const client = request.client.name
+  const main = html`<p role="alert">${t('oidc.denied.intro', { client, tenant: tenantTitle(page.tenant) })}</p>
+${form({ action: `${page.base}/logout`, token: page.token, submit: t('oidc.denied.switch'), hidden: { return_to: resume } })}`
+  return page.render(t('oidc.denied.title', { client }), main)
+}
+
+/**
  * One authorize request, from its parameters to its answer.
  * @param decision what the user chose on the consent page, if this is its answer
  */
@@ -84,6 +97,8 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
     if (next.step === 'code') return page.redirect(clientRedirect(target.redirectUri, issuer, state, { code: next.code }))
     // (the consent page's answer resumes the request with the sign-in it may just have had)
     if (next.step === 'consent') return consentPage(page, request, resumePath(deps, page, params, signedInAfter))
+    // (the request resumed after the other account's sign-in counts that sign-in, as after the login page)
+    if (next.step === 'denied') return noAccessPage(page, request, resumePath(deps, page, params, deps.clock.now()))
     const login = new URLSearchParams({ return_to: resumePath(deps, page, params, deps.clock.now()) })
     // A signed-in browser asked to sign in again sees the form rather than passing straight through.
     if (page.caller) login.set('prompt', 'login')

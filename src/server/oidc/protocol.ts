@@ -34,7 +34,7 @@ export function discoveryDocument(issuer: string) {
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: [...PROMPT_VALUES],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'at_hash', 'sid', 'name', 'given_name', 'family_name', 'email', 'email_verified'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'at_hash', 'sid', 'name', 'given_name', 'family_name', 'email', 'email_verified', 'groups'],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

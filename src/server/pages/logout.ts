@@ -6,7 +6,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { clientActor } from '../plugins/client-ip'
 import { endPageSession } from './page-session'
-import { form } from './forms'
+import { form, formValue } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type PageRequest } from './page'
 
@@ -23,5 +23,8 @@ export const logoutPages = (deps: Deps) =>
     .post('/logout', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
       await endPageSession(deps, page.jar, page.cookies, page.actor)
-      return page.redirect(`${page.base}/login?done=logout`)
+      // Signing out to switch accounts (the OpenID no-access page) comes back where it was after
+      // the next sign-in; the login page judges the return_to as any other (no open redirect).
+      const returnTo = formValue(ctx.body, 'return_to')
+      return page.redirect(`${page.base}/login?${new URLSearchParams({ done: 'logout', ...(returnTo && { return_to: returnTo }) })}`)
     })

@@ -21,6 +21,8 @@ const ClientView = t.Object({
   postLogoutRedirectUris: t.Array(t.String()),
   firstParty: t.Boolean({ description: 'A first-party client skips the consent page' }),
   idTokenAlg: t.Union([t.Literal('RS256'), t.Literal('ES256')], { description: 'How its ID tokens are signed (id_token_signed_response_alg)' }),
+  allowedGroups: t.Union([t.Array(t.String()), t.Null()], { description: 'Names of the groups whose members alone get a code (sorted); null: anyone' }),
+  groupsClaim: t.Union([t.Literal('scope'), t.Literal('always')], { description: 'scope: the groups claim only when the client asks for the scope groups; always: in every ID token and userinfo' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 })
@@ -40,6 +42,13 @@ const GrantView = t.Object({
 })
 const uris = (description: string) => t.Optional(t.Array(t.String(), { description }))
 // (a string checked by the domain, so a wrong value is a 400 that names both choices)
+const allowedGroups = t.Optional(
+  t.Union([t.Array(t.String()), t.Null()], {
+    description: "Names of existing groups of the tenant (1 to 50): only their members get a code, anyone else sees authd's no-access page (prompt=none: access_denied) and a grant's refresh is invalid_grant once its user left them all; null: anyone. An unknown name is a 400 naming it.",
+    examples: [['admins', 'staff'], null],
+  }),
+)
+const groupsClaim = t.Optional(t.String({ description: 'scope (the default): the groups claim in ID tokens and userinfo only for the scope groups; always: for every request', examples: ['scope', 'always'] }))
 const idTokenAlg = t.Optional(t.String({ description: 'How its ID tokens are signed (id_token_signed_response_alg): RS256 (the default, which every relying party accepts) or ES256, in any case (stored upper case)', examples: ['RS256', 'ES256'] }))
 
 export const adminClientRoutes = (deps: Deps) =>
@@ -62,6 +71,8 @@ export const adminClientRoutes = (deps: Deps) =>
           public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE (S256) required' })),
           firstParty: t.Optional(t.Boolean({ description: 'The operator’s own application: no consent page' })),
           idTokenAlg,
+          allowedGroups,
+          groupsClaim,
         }),
         detail: {
           summary: 'Register an OpenID Connect client',
@@ -84,7 +95,7 @@ export const adminClientRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: clientParams,
-      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg }),
+      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg, allowedGroups, groupsClaim }),
       detail: {
         summary: 'Change an OpenID Connect client',
         description: 'What is given replaces what was; a client stays public or confidential.',
