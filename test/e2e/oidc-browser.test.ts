@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
 import type { BrowserContext, Page } from 'playwright-core'
+import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
@@ -16,10 +17,10 @@ let world: OidcWorld
 let checker: BrowserContext
 
 /** A relying party: /start begins a sign-in, /callback finishes it and greets the user. */
-async function startRelyingParty(firstParty: boolean) {
+async function startRelyingParty(firstParty: boolean, allowedGroups?: string[]) {
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => handle(request) })
   const base = `http://127.0.0.1:${server.port}`
-  const { client, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: firstParty ? 'Intranet' : 'Wiki', redirectUris: [`${base}/callback`], firstParty })
+  const { client, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: firstParty ? 'Intranet' : 'Wiki', redirectUris: [`${base}/callback`], firstParty, allowedGroups })
   const config = await oidc.discovery(new URL(world.issuer), client.id, undefined, oidc.ClientSecretBasic(clientSecret!), { execute: [oidc.allowInsecureRequests] })
   const pending = new Map<string, { verifier: string; nonce: string }>()
   async function handle(request: Request): Promise<Response> {
@@ -122,6 +123,32 @@ describe('OpenID Connect sign-in in Chromium', () => {
       await page.waitForURL(`${app.base}/callback?**`)
       expect(await heading(page)).toBe('Hello Grace Hopper (grace@example.com)')
       expect(await page.locator('#amr').textContent()).toBe('pwd otp')
+    } finally {
+      await context.close()
+      app.stop()
+    }
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('a client for one group only: anyone else sees that they have no access, signs out there and comes back as a member', async () => {
+    const group = await createGroup(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'intranet-users' })
+    const { userId, email } = await world.ctx.addUser({ email: 'linus@example.com', firstName: 'Linus', lastName: 'Pauling' })
+    await addMembers(world.ctx.runtime, group.id, [userId])
+    const outsider = await world.ctx.addUser({ email: 'eve@example.com' })
+    const app = await startRelyingParty(true, ['intranet-users'])
+    const context = await (await sharedBrowser()).newContext()
+    try {
+      const page = await context.newPage()
+      await page.goto(`${app.base}/start`)
+      await signIn(page, outsider.email)
+      await page.waitForURL('**/authorize?**')
+      expect(await heading(page)).toBe('You do not have access to Intranet')
+      expect(await seriousViolations(checker, page)).toEqual([])
+      await page.getByRole('button', { name: 'Sign out and use another account' }).click()
+      await page.waitForURL('**/login?**')
+      expect(await heading(page)).toStartWith('Sign in')
+      await signIn(page, email)
+      await page.waitForURL(`${app.base}/callback?**`)
+      expect(await heading(page)).toBe('Hello Linus Pauling (linus@example.com)')
     } finally {
       await context.close()
       app.stop()
