@@ -66,6 +66,8 @@ describe('the admin API', () => {
       const res = await admin(method, path, body)
       expect({ body, status: res.status, message: res.json.message }).toEqual({ body, status: 400, message })
     }
+    const long = await admin('POST', '/groups', { name: 'long', description: 'x'.repeat(200) })
+    expect({ status: long.status, length: long.json.data.description.length }).toEqual({ status: 201, length: 200 })
     const { groupId } = (await admin('POST', '/groups', { name: 'admins' })).json.data
     const nothing = await admin('PATCH', `/groups/${groupId}`, {})
     expect({ status: nothing.status, message: nothing.json.message }).toEqual({ status: 400, message: 'Nothing to change: give name or description' })
