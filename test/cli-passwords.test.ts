@@ -102,8 +102,8 @@ describe('authd users import', () => {
     const result = ok(await authd(['--json', 'users', 'import', '--tenant', tenantId, path]))
     expect(result).toEqual({
       created: [
-        { userId: expect.any(String), email: 'ada@example.com', type: 'admin' },
-        { userId: expect.any(String), email: 'grace@example.com', type: 'user', setupToken: expect.any(String), setupTokenExpiresAt: expect.any(String) },
+        { userId: expect.any(String), email: 'ada@example.com', type: 'admin', groups: [] },
+        { userId: expect.any(String), email: 'grace@example.com', type: 'user', groups: [], setupToken: expect.any(String), setupTokenExpiresAt: expect.any(String) },
       ],
       skipped: [{ email: 'old@example.com', reason: 'already exists' }],
     })

@@ -114,7 +114,7 @@ describe('authd CLI', () => {
         stdin: PASSWORD + '\n',
       }),
     )
-    expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' }, emailVerifiedAt: null })
+    expect(user).toEqual({ userId: expect.any(String), email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', type: 'admin', tenant: { tenantId, name: 'Acme' }, emailVerifiedAt: null, groups: [] })
     const [listed] = ok(await authd(['--json', 'users', 'list', '--tenant', tenantId])).items
     expect(listed).toMatchObject({ ...user, hasPassword: true, disabled: false })
   })

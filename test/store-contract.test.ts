@@ -16,6 +16,7 @@ import { createPgStore } from '../src/db/pg/store'
 import { createSqliteStore } from '../src/db/sqlite/store'
 import { tempDir } from './helpers'
 import type { WebhookEndpoint } from '../src/core/webhooks/types'
+import type { Group } from '../src/core/groups/types'
 import { deliveriesOf } from '../src/core/webhooks/worker'
 import { createTestDatabase, describePostgres } from './pg'
 
@@ -648,6 +649,68 @@ for (const [engine, define, open] of engines) {
       const values = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? second : e.store).serverSecret('s', () => `value-${i}`)))
       expect(new Set(values).size).toBe(1)
     }))
+
+    describe('groups', () => {
+      const group = (tenantId: string, name: string): Group => ({ id: Bun.randomUUIDv7(), tenantId, name, description: null, createdAt: now, updatedAt: now })
+
+      it('inserts a group once per name in a tenant, and renames it unless another has the name', withEngine(async ({ store }) => {
+        const { t } = await seeded(store)
+        const other = tenant()
+        await store.tenants.insert(other)
+        const admins = group(t.id, 'admins')
+        expect(await store.groups.insert(admins)).toBe(true)
+        expect(await store.groups.insert(group(t.id, 'admins'))).toBe(false)
+        expect(await store.groups.insert(group(other.id, 'admins'))).toBe(true)
+        const staff = group(t.id, 'staff')
+        await store.groups.insert(staff)
+        expect(await store.groups.update(staff.id, { name: 'admins', updatedAt: now + 1 })).toBe('name-taken')
+        expect(await store.groups.update(staff.id, { name: 'people', description: 'Everyone', updatedAt: now + 1 })).toEqual({ ...staff, name: 'people', description: 'Everyone', updatedAt: now + 1 })
+        expect(await store.groups.update(Bun.randomUUIDv7(), { name: 'x', updatedAt: now })).toBeNull()
+        expect((await store.groups.list(t.id)).map((g) => g.name)).toEqual(['admins', 'people'])
+        expect((await store.groups.findByNames(t.id, ['people', 'nobody'])).map((g) => g.id)).toEqual([staff.id])
+      }))
+
+      it('adds and removes members idempotently, pages them by user id, and lists a user\'s groups by name', withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const users = [u, user(t.id, 'b@example.com'), user(t.id, 'c@example.com')]
+        for (const v of users.slice(1)) await store.users.insert(v)
+        const [zeta, alpha] = [group(t.id, 'zeta'), group(t.id, 'alpha')]
+        for (const g of [zeta, alpha]) await store.groups.insert(g)
+        expect(await store.groups.addMembers(zeta, users.map((v) => v.id), now)).toBe(3)
+        expect(await store.groups.addMembers(zeta, [u.id, users[1]!.id], now)).toBe(0)
+        expect(await store.groups.addMembers(alpha, [u.id], now)).toBe(1)
+        expect(await store.groups.members(zeta.id, null, 2)).toEqual([users[0]!.id, users[1]!.id])
+        expect(await store.groups.members(zeta.id, users[1]!.id, 2)).toEqual([users[2]!.id])
+        expect((await store.groups.groupsOfUser(u.id)).map((g) => g.name)).toEqual(['alpha', 'zeta'])
+        expect(await store.groups.groupNamesOfUser(u.id)).toEqual(['alpha', 'zeta'])
+        expect(await store.groups.groupNamesOfUsers([u.id, users[2]!.id, Bun.randomUUIDv7()])).toEqual(new Map([[u.id, ['alpha', 'zeta']], [users[2]!.id, ['zeta']]]))
+        expect(await store.groups.removeMembers(zeta.id, [u.id, u.id])).toBe(1)
+        expect(await store.groups.removeMembers(zeta.id, [u.id])).toBe(0)
+        expect(await store.groups.groupNamesOfUser(u.id)).toEqual(['alpha'])
+      }))
+
+      it('drops the memberships of an erased user and of a deleted group, and writes an import\'s memberships with its users or not at all', withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const other = user(t.id, 'other@example.com')
+        await store.users.insert(other)
+        const [a, b] = [group(t.id, 'a'), group(t.id, 'b')]
+        for (const g of [a, b]) await store.groups.insert(g)
+        await store.groups.addMembers(a, [u.id, other.id], now)
+        await store.groups.addMembers(b, [u.id, other.id], now)
+        expect(await store.users.erase(u)).toBe(true)
+        expect(await store.groups.members(a.id, null, 10)).toEqual([other.id])
+        expect(await store.groups.delete(b.id)).toBe(true)
+        expect(await store.groups.delete(b.id)).toBe(false)
+        expect(await store.groups.groupNamesOfUser(other.id)).toEqual(['a'])
+
+        const [fresh, taken] = [user(t.id, 'fresh@example.com'), user(t.id, 'other@example.com')]
+        const membership = (v: User) => ({ groupId: a.id, userId: v.id, tenantId: t.id, createdAt: now })
+        expect(await store.users.insertMany([fresh, taken], [], [membership(fresh), membership(taken)])).toBe(false)
+        expect(await store.groups.members(a.id, null, 10)).toEqual([other.id])
+        expect(await store.users.insertMany([fresh], [], [membership(fresh)])).toBe(true)
+        expect(await store.groups.groupNamesOfUser(fresh.id)).toEqual(['a'])
+      }))
+    })
 
     describe('webhooks', () => {
       const endpoint = (tenantId: string, id = Bun.randomUUIDv7()): WebhookEndpoint => ({ id, tenantId, url: 'https://hooks.example.com/x', eventTypes: ['*'], description: '', sealedSecret: 'v1.x', previousSealedSecret: null, previousSecretUntil: null, disabledAt: null, disabledReason: null, failingSince: null, createdAt: now, updatedAt: now })

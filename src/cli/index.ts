@@ -9,6 +9,7 @@ import { registerBackup } from './commands/backup'
 import { registerClients } from './commands/clients'
 import { registerDb } from './commands/db'
 import { registerDoctor } from './commands/doctor'
+import { registerGroups } from './commands/groups'
 import { registerInit } from './commands/init'
 import { registerKeys } from './commands/keys'
 import { registerMail } from './commands/mail'
@@ -33,7 +34,7 @@ export function buildProgram(env: Env): Command {
     .option('--data-dir <dir>', 'data directory (env AUTHD_DATA_DIR; default ./data)')
     .option('--database-url <url>', 'database (env AUTHD_DATABASE_URL; default: authd.db in the data dir)')
     .option('--json', 'machine output: one JSON document on stdout')
-  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
+  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerGroups, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
     register(program, env)
   }
   return program

@@ -16,11 +16,11 @@ const BLANK = /[\s\u115f\u1160\u2800\u3164\uffa0\u200c\u200d]/gu
 // More combining marks on one letter than any script writes stack into unreadable text.
 const STACKED_MARKS = /\p{M}{5,}/u
 
-/** A name (user, tenant, API key): one line of 1 to 100 characters, trimmed, something
+/** A name (user, tenant, API key): one line of 1 to 100 characters (or `max`), trimmed, something
  *  visible in it. (U+FFFD, the replacement character, is what invalid UTF-8 becomes.) */
-export function validateName(field: string, raw: unknown): string {
+export function validateName(field: string, raw: unknown, max = 100): string {
   const value = typeof raw === 'string' ? raw.trim() : ''
-  if (value.length < 1 || value.length > 100) throw badRequest(`${field} must be 1 to 100 characters`)
+  if (value.length < 1 || value.length > max) throw badRequest(`${field} must be 1 to ${max} characters`)
   if (FORBIDDEN_IN_NAMES.test(value) || STACKED_MARKS.test(value)) throw badRequest(`${field} must be a single line without control or formatting characters`)
   if (value.replace(BLANK, '') === '') throw badRequest(`${field} must have a visible character`)
   return value

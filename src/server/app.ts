@@ -25,6 +25,7 @@ import { meRoutes } from './routes/me'
 import { adminRoutes } from './routes/admin'
 import { adminWebhookRoutes } from './routes/admin-webhooks'
 import { adminClientRoutes } from './routes/admin-clients'
+import { adminGroupRoutes } from './routes/admin-groups'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -82,6 +83,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(adminRoutes(deps))
     .use(adminWebhookRoutes(deps))
     .use(adminClientRoutes(deps))
+    .use(adminGroupRoutes(deps))
     .use(pageRoutes(deps))
     .use(oidcRoutes(deps))
 }

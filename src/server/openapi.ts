@@ -22,6 +22,7 @@ const OwnUser = t.Composite([
       description:
         'When the user proved they receive mail at this address (an invitation or setup token used, a verified sign-up, a reset by OTP) or an admin vouched for it (emailVerified: true); null if never, or not since the address changed. The OpenID email_verified claim says whether it is set.',
     }),
+    groups: t.Array(t.String(), { description: "The names of the user's groups, sorted ([] when in none); groups are flat" }),
   }),
 ])
 const Session = t.Object({ response: t.Object({ accessToken: t.String({ description: 'ES256 JWT, 15 minutes' }), user: User }) })
@@ -75,8 +76,8 @@ const ERRORS: Record<number, string> = {
   400: 'Malformed request, invalid e-mail, weak password (the message names the rule), an invalid or expired OTP, or (admin API) a body field the endpoint does not take (the message names it)',
   401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token (for a bearer token: or its session ended)',
   403: 'A disabled user or tenant, a tenant user at setup-password, a refused cross-site request, sign-up at a tenant that does not allow it, a change that needs step-up (step_up_required: POST /reauthenticate first), or (admin API) an API key without the admin scope',
-  404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user that is not in the key's tenant",
-  409: 'The user already has a password, the e-mail is taken in the tenant, a second TOTP enrolment, a 21st or already registered passkey, a 21st webhook endpoint or the redelivery of a delivery still pending, or the Idempotency-Key was used for another request or is still running',
+  404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user or group that is not in the key's tenant",
+  409: 'The user already has a password, the e-mail is taken in the tenant, a second TOTP enrolment, a 21st or already registered passkey, a 21st webhook endpoint or the redelivery of a delivery still pending, a group name taken in the tenant, a group that an OpenID client admits by (deleted or renamed), a user in 100 groups, or the Idempotency-Key was used for another request or is still running',
   413: 'Body over 16 KiB',
   429: 'A rate limit or login back-off; see Retry-After',
   503: 'Overloaded (password hashing) or the database is unavailable; see Retry-After',

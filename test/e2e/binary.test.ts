@@ -44,9 +44,10 @@ describe('dist/authd end to end', () => {
     const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
     const { key, keyId } = (await authd(['--json', 'api-keys', 'create', '--tenant', tenantId])).json
     const created = (await authd(['--json', 'users', 'create', '--tenant', tenantId, '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'Lovelace', '--password-stdin'], { stdin: PASSWORD })).json
-    // The CLI shows whether the address is verified; the login answer is the interface's User.
+    // The CLI shows whether the address is verified and the user's groups; the login answer is the interface's User.
     expect(created.emailVerifiedAt).toBeNull()
-    const { emailVerifiedAt: _, ...user } = created
+    expect(created.groups).toEqual([])
+    const { emailVerifiedAt: _, groups: __, ...user } = created
     expect(user.email).toBe('ada@example.com')
 
     const { proc, url } = await serve({ AUTHD_REFRESH_GRACE: '1s' })

@@ -63,7 +63,7 @@ describe('POST /users', () => {
     expect(res.json).toEqual({
       statusCode: 201,
       message: 'User created',
-      data: { userId: expect.any(String), email: 'person1@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'user', tenant: { tenantId: ctx.tenantId, name: 'Acme' }, emailVerifiedAt: null },
+      data: { userId: expect.any(String), email: 'person1@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'user', tenant: { tenantId: ctx.tenantId, name: 'Acme' }, emailVerifiedAt: null, groups: [] },
     })
     const login = await ctx.call('POST', '/api/v1/auth/login', { body: { email: 'person1@example.com', password: 'a long enough passphrase' } })
     expect(login.status).toBe(201)

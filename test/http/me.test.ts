@@ -29,7 +29,7 @@ describe('GET /me', () => {
     expect(sessionId).toBe(family!.id)
     const res = await ctx.call('GET', `${API}/me`, as(accessToken))
     expect(res.status).toBe(200)
-    expect(res.json).toEqual({ statusCode: 200, message: 'Current user', data: { userId, email, firstName: 'Ada', lastName: 'Lovelace', type: 'user', tenant: { tenantId: ctx.tenantId, name: expect.any(String) }, emailVerifiedAt: null } })
+    expect(res.json).toEqual({ statusCode: 200, message: 'Current user', data: { userId, email, firstName: 'Ada', lastName: 'Lovelace', type: 'user', tenant: { tenantId: ctx.tenantId, name: expect.any(String) }, emailVerifiedAt: null, groups: [] } })
   })
 
   it('refuses a missing, malformed, forged or foreign-issuer token with the same 401', async () => {

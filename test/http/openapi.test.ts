@@ -41,11 +41,16 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/admin/clients',
       '/api/v1/admin/clients/{clientId}',
       '/api/v1/admin/clients/{clientId}/rotate-secret',
+      '/api/v1/admin/groups',
+      '/api/v1/admin/groups/{groupId}',
+      '/api/v1/admin/groups/{groupId}/members',
+      '/api/v1/admin/groups/{groupId}/members/{userId}',
       '/api/v1/admin/tenant',
       '/api/v1/admin/users',
       '/api/v1/admin/users/{userId}',
       '/api/v1/admin/users/{userId}/grants',
       '/api/v1/admin/users/{userId}/grants/{clientId}',
+      '/api/v1/admin/users/{userId}/groups',
       '/api/v1/admin/users/{userId}/invite',
       '/api/v1/admin/users/{userId}/mfa',
       '/api/v1/admin/users/{userId}/passkeys',
@@ -173,6 +178,23 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/admin/users/{userId}/sessions', 'delete', await admin('DELETE', `/users/${userId}/sessions`))
     conforms('/api/v1/admin/audit', 'get', await admin('GET', '/audit?limit=5'))
     conforms('/api/v1/admin/audit', 'get', await admin('GET', '/audit?since=never'))
+    const group = await admin('POST', '/groups', { body: { name: 'admins', description: 'Who runs things' } })
+    conforms('/api/v1/admin/groups', 'post', group)
+    conforms('/api/v1/admin/groups', 'post', await admin('POST', '/groups', { body: { name: 'admins' } }))
+    conforms('/api/v1/admin/groups', 'post', await admin('POST', '/groups', { body: { name: '-bad' } }))
+    const groupId = group.json.data.groupId
+    conforms('/api/v1/admin/groups', 'get', await admin('GET', '/groups'))
+    conforms('/api/v1/admin/groups/{groupId}', 'get', await admin('GET', `/groups/${groupId}`))
+    conforms('/api/v1/admin/groups/{groupId}', 'get', await admin('GET', '/groups/nothing'))
+    conforms('/api/v1/admin/groups/{groupId}', 'patch', await admin('PATCH', `/groups/${groupId}`, { body: { description: null } }))
+    conforms('/api/v1/admin/groups/{groupId}/members/{userId}', 'put', await admin('PUT', `/groups/${groupId}/members/${userId}`))
+    conforms('/api/v1/admin/groups/{groupId}/members', 'get', await admin('GET', `/groups/${groupId}/members?limit=1`))
+    conforms('/api/v1/admin/groups/{groupId}/members', 'get', await admin('GET', `/groups/${groupId}/members?limit=0`))
+    conforms('/api/v1/admin/users/{userId}/groups', 'get', await admin('GET', `/users/${userId}/groups`))
+    conforms('/api/v1/admin/users/{userId}', 'get', await admin('GET', `/users/${userId}`))
+    conforms('/api/v1/admin/groups/{groupId}/members/{userId}', 'delete', await admin('DELETE', `/groups/${groupId}/members/${userId}`))
+    conforms('/api/v1/admin/groups/{groupId}', 'delete', await admin('DELETE', `/groups/${groupId}`))
+    conforms('/api/v1/admin/groups/{groupId}', 'delete', await admin('DELETE', `/groups/${groupId}`))
     conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
     conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
   })

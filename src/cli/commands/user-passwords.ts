@@ -55,7 +55,7 @@ export function registerUserPasswords(users: Command, env: Env) {
 
   users
     .command('import <file>')
-    .description('create users from a JSON array or a CSV file (header: email,firstName,lastName[,type][,password]); all rows are validated first, then all are created or none')
+    .description('create users from a JSON array or a CSV file (header: email,firstName,lastName[,type][,password][,groups], groups as names separated by |); all rows are validated first, then all are created, with their memberships, or none')
     .option('--tenant <tenantId>', 'the tenant the users join')
     .action(async (file: string, opts: { tenant?: string }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
@@ -64,10 +64,10 @@ export function registerUserPasswords(users: Command, env: Env) {
       if (!(await source.exists())) throw new CliError(`cannot read ${file}: no such file`)
       const rows = parseImportFile(await source.text())
       const result = await ctx.withRuntime((rt) => importUsers(rt, tenantId, rows))
-      const created = result.created.map((c) => ({ ...c, setupTokenExpiresAt: c.setupTokenExpiresAt === undefined ? undefined : isoTime(c.setupTokenExpiresAt) }))
+      const created = result.created.map((c) => ({ ...c, groups: c.groups ?? [], setupTokenExpiresAt: c.setupTokenExpiresAt === undefined ? undefined : isoTime(c.setupTokenExpiresAt) }))
       ctx.out.result({ created, skipped: result.skipped }, () => [
         `created ${created.length} user(s), skipped ${result.skipped.length} already in the tenant`,
-        ...(created.length > 0 ? ['', ...table(created, ['userId', 'email', 'type', 'setupToken'])] : []),
+        ...(created.length > 0 ? ['', ...table(created.map((c) => ({ ...c, groups: c.groups.join(',') })), ['userId', 'email', 'type', 'groups', 'setupToken'])] : []),
         ...(result.skipped.length > 0 ? ['', ...table(result.skipped, ['email', 'reason'])] : []),
       ])
     })

@@ -1,15 +1,14 @@
 import type { Command } from 'commander'
 import { resetMfa } from '../../core/mfa/enrolment'
 import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
-import { getTenant } from '../../core/tenants/tenants'
-import { createUser, deleteUser, listUsers, MAX_PAGE, setUserDisabled, toCreatedUserView, toUserView, updateUser, viewUser, type UserView } from '../../core/accounts/users'
+import { createUser, deleteUser, listUsers, MAX_PAGE, setUserDisabled, toCreatedUserView, updateUser, userView, viewUser, type UserView } from '../../core/accounts/users'
 import { contextFrom } from '../context'
 import { readPasswordFromStdin, required, table, UsageError } from '../io'
 import type { Env } from '../env'
 import { integerOption } from '../usage'
 import { registerUserPasswords } from './user-passwords'
 
-const flattenUser = (user: UserView): Record<string, unknown> => ({ ...user, tenant: user.tenant.name })
+const flattenUser = (user: UserView): Record<string, unknown> => ({ ...user, tenant: user.tenant.name, groups: user.groups.join(',') })
 const USER_COLUMNS = ['userId', 'email', 'type', 'hasPassword', 'disabled', 'createdAt']
 
 interface CreateOptions {
@@ -67,7 +66,7 @@ export function registerUsers(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const page = await ctx.withRuntime((rt) => listUsers(rt, tenantId, { email: opts.email, cursor: opts.cursor, limit: opts.limit }))
-      ctx.out.result(page, () => [...table(page.items.map(flattenUser), USER_COLUMNS), ...(page.nextCursor ? [`more: authd users list --tenant ${tenantId} --cursor ${page.nextCursor}`] : [])].join('\n'))
+      ctx.out.result(page, () => [...table(page.items.map(flattenUser), [...USER_COLUMNS, 'groups']), ...(page.nextCursor ? [`more: authd users list --tenant ${tenantId} --cursor ${page.nextCursor}`] : [])].join('\n'))
     })
 
   users
@@ -76,7 +75,7 @@ export function registerUsers(program: Command, env: Env) {
     .action(async (userId: string, _: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const user = await ctx.withRuntime((rt) => viewUser(rt, userId))
-      ctx.out.result(user, () => table([flattenUser(user)], [...USER_COLUMNS, 'firstName', 'lastName', 'updatedAt', 'emailVerifiedAt']))
+      ctx.out.result(user, () => table([flattenUser(user)], [...USER_COLUMNS, 'firstName', 'lastName', 'updatedAt', 'emailVerifiedAt', 'groups']))
     })
 
   users
@@ -137,10 +136,7 @@ export function registerUsers(program: Command, env: Env) {
       .description(disabled ? 'disable a user: login is refused and every session ends' : 'enable a user again')
       .action(async (userId: string, _: unknown, cmd: Command) => {
         const ctx = contextFrom(cmd, env)
-        const user = await ctx.withRuntime(async (rt) => {
-          const changed = await setUserDisabled(rt, userId, disabled)
-          return toUserView(changed, await getTenant(rt, changed.tenantId))
-        })
+        const user = await ctx.withRuntime(async (rt) => userView(rt, await setUserDisabled(rt, userId, disabled)))
         ctx.out.result(user, () => `${disabled ? 'disabled' : 'enabled'} user ${user.email} (${user.userId})`)
       })
   }

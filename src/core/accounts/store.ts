@@ -2,6 +2,7 @@
 // each engine in src/db.
 import type { Blocked } from '../guards/limit-rules'
 import type { LimitUpdate } from '../guards/store'
+import type { GroupMembership } from '../groups/types'
 import type { AuditEvent, LimitCounter, OutboxMessage, PasswordResetOtp, SetupToken, User } from '../types'
 
 /** What an administrator may change of a user (UserStore.update). */
@@ -30,8 +31,8 @@ export interface UserStore {
    *  in the same transaction. */
   setDisabledAt(id: string, disabledAt: number | null, now: number): Promise<User | null>
   setPasswordHash(id: string, passwordHash: string, now: number): Promise<void>
-  /** Inserts all or none: false when any e-mail is taken in its tenant. */
-  insertMany(users: User[], setupTokens: SetupToken[]): Promise<boolean>
+  /** Inserts all or none, the users' group memberships with them: false when any e-mail is taken in its tenant. */
+  insertMany(users: User[], setupTokens: SetupToken[], memberships?: GroupMembership[]): Promise<boolean>
   /** How many stored password hashes use each parameter set (see core/passwords.ts). */
   passwordHashParameters(): Promise<Array<{ parameters: string; count: number }>>
   /** A new password set by an admin, or by the user from a session: also spends setup tokens,

@@ -46,10 +46,10 @@ export function normaliseEmail(raw: unknown): string {
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-/** The user as they see themselves (GET /me): whether their address is proven too. */
-export type OwnUserView = PublicUser & { emailVerifiedAt: string | null }
+/** The user as they see themselves (GET /me): whether their address is proven too, and their groups' names (sorted). */
+export type OwnUserView = PublicUser & { emailVerifiedAt: string | null; groups: string[] }
 
-export const toOwnUserView = (user: User, tenant: Tenant): OwnUserView => ({ ...toPublicUser(user, tenant), emailVerifiedAt: isoOrNull(user.emailVerifiedAt) })
+export const toOwnUserView = (user: User, tenant: Tenant, groups: string[]): OwnUserView => ({ ...toPublicUser(user, tenant), emailVerifiedAt: isoOrNull(user.emailVerifiedAt), groups })
 
 /** A user as an administrator sees it (the admin API and the CLI print this same shape). */
 export interface UserView extends OwnUserView {
@@ -59,9 +59,9 @@ export interface UserView extends OwnUserView {
   updatedAt: string
 }
 
-export function toUserView(user: User, tenant: Tenant): UserView {
+export function toUserView(user: User, tenant: Tenant, groups: string[]): UserView {
   return {
-    ...toOwnUserView(user, tenant),
+    ...toOwnUserView(user, tenant, groups),
     hasPassword: user.passwordHash !== null,
     disabled: user.disabledAt !== null,
     createdAt: new Date(user.createdAt).toISOString(),
@@ -69,11 +69,17 @@ export function toUserView(user: User, tenant: Tenant): UserView {
   }
 }
 
+/** The user as an administrator sees it, with the names of their groups as they are now. */
+export async function userView(deps: Pick<Deps, 'store'>, user: User, tenant?: Tenant): Promise<UserView> {
+  return toUserView(user, tenant ?? (await getTenant(deps, user.tenantId)), await deps.store.groups.groupNamesOfUser(user.id))
+}
+
 /** What creating a user answers: the User, plus the setup token when one was issued and not mailed. */
 export type CreatedUserView = OwnUserView & { setupToken?: string; setupTokenExpiresAt?: string }
 
 export function toCreatedUserView(created: CreatedUser): CreatedUserView {
-  const user = toOwnUserView(created.user, created.tenant)
+  // (a user just made is in no group: the import's memberships are not in this view)
+  const user = toOwnUserView(created.user, created.tenant, [])
   const setup = created.setupToken
   return setup ? { ...user, setupToken: setup.token, setupTokenExpiresAt: new Date(setup.expiresAt).toISOString() } : user
 }
@@ -187,14 +193,15 @@ export async function listUsers(
   const rows = await deps.store.users.page(tenantId, { email, afterId, limit: limit + 1 })
   const items = rows.slice(0, limit)
   await audit(deps, 'users.listed', actor, { tenantId, detail: { count: items.length } })
-  return { items: items.map((u) => toUserView(u, tenant)), nextCursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null }
+  const groups = await deps.store.groups.groupNamesOfUsers(items.map((u) => u.id))
+  return { items: items.map((u) => toUserView(u, tenant, groups.get(u.id) ?? [])), nextCursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null }
 }
 
 /** One user, as an administrator sees it; audited as a read. */
 export async function viewUser(deps: Pick<Deps, 'store' | 'clock'>, userId: string, actor: Actor = CLI_ACTOR): Promise<UserView> {
   const user = await getUser(deps, userId, actor)
   await audit(deps, 'user.viewed', actor, { tenantId: user.tenantId, userId })
-  return toUserView(user, await getTenant(deps, user.tenantId))
+  return userView(deps, user)
 }
 
 export interface UserChanges {
@@ -244,7 +251,7 @@ export async function updateUser(deps: Pick<Deps, 'store' | 'clock'>, userId: st
   // Every call is an event, even one that changed nothing; disabling audits itself.
   if (changed.length > 0 || !togglesDisabled) await audit(deps, 'user.updated', actor, { tenantId: user.tenantId, userId, detail: { fields: changed } })
   if (togglesDisabled) user = await setUserDisabled(deps, userId, changes.disabled!, actor)
-  return toUserView(user, await getTenant(deps, user.tenantId))
+  return userView(deps, user)
 }
 
 /**

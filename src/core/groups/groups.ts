@@ -27,9 +27,8 @@ export function validateGroupName(raw: unknown): string {
 
 function validateDescription(raw: unknown): string | null {
   if (raw === undefined || raw === null || raw === '') return null
-  const description = validateName('description', raw)
-  if (description.length > MAX_DESCRIPTION) throw badRequest(`description must be at most ${MAX_DESCRIPTION} characters`)
-  return description
+  // (one line, as a name is, but up to 200 characters: product spec §23)
+  return validateName('description', raw, MAX_DESCRIPTION)
 }
 
 export async function createGroup(deps: GroupDeps, input: { tenantId: string; name: unknown; description?: unknown }, actor: Actor = CLI_ACTOR): Promise<Group> {

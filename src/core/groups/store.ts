@@ -24,4 +24,6 @@ export interface GroupStore {
   groupsOfUser(userId: string): Promise<Group[]>
   /** The names of the user's groups, sorted: what every token of the user carries (one indexed read). */
   groupNamesOfUser(userId: string): Promise<string[]>
+  /** The names of each of these users' groups, sorted (a page of users in one read); a user in none is absent. */
+  groupNamesOfUsers(userIds: string[]): Promise<Map<string, string[]>>
 }

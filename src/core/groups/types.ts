@@ -9,6 +9,14 @@ export interface Group {
   updatedAt: number
 }
 
+/** A user's membership of a group (a row of group_members). */
+export interface GroupMembership {
+  groupId: string
+  userId: string
+  tenantId: string
+  createdAt: number
+}
+
 /** A group as the CLI and the admin API show it. */
 export interface GroupView {
   groupId: string

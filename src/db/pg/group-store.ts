@@ -71,5 +71,17 @@ export function createPgGroupStore(db: PgDb): GroupStore {
     async groupNamesOfUser(userId) {
       return (await namesOfUser.execute({ userId })).map((r) => r.name)
     },
+    async groupNamesOfUsers(userIds) {
+      const names = new Map<string, string[]>()
+      if (userIds.length === 0) return names
+      const rows = await db
+        .select({ userId: groupMembers.userId, name: groups.name })
+        .from(groupMembers)
+        .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+        .where(inArray(groupMembers.userId, userIds))
+        .orderBy(asc(groups.name))
+      for (const row of rows) names.set(row.userId, [...(names.get(row.userId) ?? []), row.name])
+      return names
+    },
   }
 }

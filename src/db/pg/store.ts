@@ -20,7 +20,7 @@ import { createPgMfaStore } from './mfa-store'
 import { createPgPasskeyStore } from './passkey-store'
 import { createPgOidcStore } from './oidc-store'
 import { createPgSignupStore } from './signup-store'
-import { apiKeys, auditEvents, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, auditEvents, groupMembers, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
 
 /** Inserts, answering false instead of throwing when a unique index refuses the row. */
 async function insertUnlessTaken(write: () => Promise<unknown>): Promise<boolean> {
@@ -312,11 +312,12 @@ function createRawPgStore(db: PgDb): Store {
       async setPasswordHash(id, passwordHash, now) {
         await db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id))
       },
-      insertMany: (newUsers, tokens) =>
+      insertMany: (newUsers, tokens, memberships = []) =>
         insertUnlessTaken(() =>
           db.transaction(async (tx) => {
             for (const user of newUsers) await tx.insert(users).values(user)
             for (const token of tokens) await tx.insert(setupTokens).values(token)
+            for (const membership of memberships) await tx.insert(groupMembers).values(membership)
           }),
         ),
       async passwordHashParameters() {

@@ -77,5 +77,18 @@ export function createGroupStore(db: Db): GroupStore {
     async groupNamesOfUser(userId) {
       return (namesOfUser.all({ userId }) as Array<{ name: string }>).map((r) => r.name)
     },
+    async groupNamesOfUsers(userIds) {
+      const names = new Map<string, string[]>()
+      if (userIds.length === 0) return names
+      const rows = db
+        .select({ userId: groupMembers.userId, name: groups.name })
+        .from(groupMembers)
+        .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+        .where(inArray(groupMembers.userId, userIds))
+        .orderBy(asc(groups.name))
+        .all()
+      for (const row of rows) names.set(row.userId, [...(names.get(row.userId) ?? []), row.name])
+      return names
+    },
   }
 }

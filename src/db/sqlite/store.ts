@@ -19,7 +19,7 @@ import { createMfaStore } from './mfa-store'
 import { createPasskeyStore } from './passkey-store'
 import { createOidcStore } from './oidc-store'
 import { createSignupStore } from './signup-store'
-import { apiKeys, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
+import { apiKeys, groupMembers, mailOutbox, refreshFamilies, refreshTokens, serverSecrets, serverSettings, setupTokens, signingKeys, tenants, users } from './schema'
 
 const p = sql.placeholder
 /** Users read per step when the stored hashes' parameters are counted. */
@@ -259,11 +259,12 @@ export function createSqliteStore(db: Db): Store {
       async setPasswordHash(id, passwordHash, now) {
         await immediate(() => db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id)).run())
       },
-      async insertMany(newUsers, tokens) {
+      async insertMany(newUsers, tokens, memberships = []) {
         try {
           await immediate(() => {
             for (const user of newUsers) db.insert(users).values(user).run()
             for (const token of tokens) db.insert(setupTokens).values(token).run()
+            for (const membership of memberships) db.insert(groupMembers).values(membership).run()
           })
           return true
         } catch (error) {

@@ -13,7 +13,7 @@ export const meRoutes = (deps: Deps) =>
   new Elysia()
     .use(clientActor(deps.config.trustedProxies))
     .use(bearerGuard(deps))
-    .get('/me', ({ caller }) => envelope(200, 'Current user', toOwnUserView(caller.user, caller.tenant)), {
+    .get('/me', async ({ caller }) => envelope(200, 'Current user', toOwnUserView(caller.user, caller.tenant, await deps.store.groups.groupNamesOfUser(caller.user.id))), {
       bearer: true,
       detail: { summary: 'The signed-in user', security: BEARER, responses: responses({ status: 200, description: 'The user', data: schemas.OwnUser }, [401, 403]) },
     })
