@@ -148,7 +148,7 @@ describe("Apache's mod_auth_openidc with Require claim groups:admins", () => {
     const answer = await visit('/admins/', 'ada@example.com')
     expect({ status: answer.status, url: answer.url, page: answer.html.includes(SECRET_PAGE) }, apache.errorLog()).toEqual({ status: 200, url: `${apache.origin}/admins/`, page: true })
     // The way there went through authd's authorization endpoint and back to Apache's redirect URI.
-    expect(answer.seen.some((url) => url.startsWith(`${world.issuer}/authorize?`) && url.includes('scope=openid+email+groups'))).toBe(true)
+    expect(answer.seen.some((url) => url.startsWith(`${world.issuer}/authorize?`) && new URL(url).searchParams.get('scope') === 'openid email groups')).toBe(true)
     expect(answer.seen.some((url) => url.startsWith(`${apache.origin}/redirect_uri?`))).toBe(true)
   })
 
