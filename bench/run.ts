@@ -15,4 +15,5 @@ if (command === 'seed') {
   await (await import('./engines')).enginesBench()
   await (await import('./signed-in')).signedInBench()
   await (await import('./oidc')).oidcBench()
+  await (await import('./groups')).groupsBench()
 }

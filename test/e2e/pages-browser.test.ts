@@ -13,6 +13,7 @@ import { startServer, type RunningServer } from '../../src/server/serve'
 import { loaded, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { inviteUser } from '../../src/core/accounts/setup-password'
+import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 import { otpIn, sentTo, startSmtp, type TestSmtp } from '../smtp'
 
@@ -25,13 +26,14 @@ let server: RunningServer
 let noScript: BrowserContext
 let checker: BrowserContext
 let base: string
+let adaId: string
 
 beforeAll(async () => {
   if (!runBrowserTests) return
   smtp = await startSmtp()
   ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_SMTP_URL: smtp.url })
   server = await startServer(ctx.runtime, silentLogger)
-  await ctx.addUser({ email: EMAIL })
+  adaId = (await ctx.addUser({ email: EMAIL })).userId
   await ctx.addUser({ email: 'grace@example.com' })
   base = `${server.url}/t/${ctx.tenantId}`
   const browser = await sharedBrowser()
@@ -82,6 +84,11 @@ describe('the pages in Chromium, JavaScript off', () => {
     await loaded(page, () => page.getByRole('button', { name: 'Change password' }).click())
     expect(await page.locator('.notice').textContent()).toBe('Your password was changed. Your other sessions were ended.')
     await expectAccessible(page, 'account: password changed')
+    const admins = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'admins', description: 'People who run the place' })
+    await addMembers(ctx.runtime, admins.id, [adaId])
+    await loaded(page, () => page.reload())
+    expect(await page.locator('ul.groups li').allTextContents()).toEqual(['adminsPeople who run the place'])
+    await expectAccessible(page, 'account: in a group')
 
     await loaded(page, () => page.getByRole('link', { name: 'Sign out' }).click())
     await expectAccessible(page, 'logout')
@@ -111,7 +118,7 @@ describe('the pages in Chromium, JavaScript off', () => {
     await page.getByLabel('Password').fill(PASSWORD)
     await loaded(page, () => page.getByRole('button', { name: 'Sign in' }).click())
     expect(await heading(page)).toBe('Your account')
-    expect(checked).toHaveLength(10)
+    expect(checked).toHaveLength(11)
   }, 60_000)
 
   it.skipIf(!runBrowserTests)('turn on two-step verification by typing the code, sign out, sign in with the challenge by keyboard alone', async () => {

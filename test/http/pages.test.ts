@@ -4,6 +4,7 @@
 // the CSP, return_to, and the forgot page that answers alike for every address.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
+import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { inviteUser } from '../../src/core/accounts/setup-password'
 import { setTenantSignup } from '../../src/core/signup/signup'
 import { createApiKey } from '../../src/core/tenants/api-keys'
@@ -356,6 +357,29 @@ describe('account page', () => {
     const changed = await browser.submit(fresh, '/account/password', { newPassword: NEW_PASSWORD })
     expect(changed.location).toBe(`${base}/account?done=password`)
     expect(noticeText((await browser.get(changed.location!)).html)).toBe('Your password was changed. Your other sessions were ended.')
+  })
+
+  it("lists the user's groups under \"Your groups\" (English and German), escaped, and nothing while they are in none", async () => {
+    await signIn()
+    const none = await browser.get(`${base}/account`)
+    expect(none.html).not.toContain('class="groups"')
+    expect(none.html).not.toContain('Your groups')
+
+    const [ada] = await queryDatabase<{ id: string }>(ctx, 'SELECT id FROM users WHERE email = $1', [email])
+    const { userId: grace } = await ctx.addUser({ email: 'grace@example.com' })
+    const admins = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'admins', description: 'People who run <the place>' })
+    const ops = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'ops' })
+    const other = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'finance' })
+    await addMembers(ctx.runtime, admins.id, [ada!.id])
+    await addMembers(ctx.runtime, ops.id, [ada!.id, grace])
+    await addMembers(ctx.runtime, other.id, [grace])
+
+    const groupsOn = (page: PageAnswer) => {
+      const list = /<h2>([^<]+)<\/h2>\s*<ul class="groups">([\s\S]*?)<\/ul>/.exec(page.html)
+      return list && { heading: list[1], items: [...list[2]!.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1]) }
+    }
+    expect(groupsOn(await browser.get(`${base}/account`))).toEqual({ heading: 'Your groups', items: ['admins<span class="meta">People who run &lt;the place&gt;</span>', 'ops'] })
+    expect(groupsOn(await browser.get(`${base}/account`, { 'accept-language': 'de' }))?.heading).toBe('Ihre Gruppen')
   })
 })
 

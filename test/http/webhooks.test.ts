@@ -10,6 +10,7 @@ import { auditEvent, CLI_ACTOR } from '../../src/core/audit/audit'
 import { newOutboxMessage } from '../../src/core/mail/outbox'
 import { createClient, deleteClient } from '../../src/core/oidc/clients'
 import { setTenantSignup } from '../../src/core/signup/signup'
+import { addMembers, createGroup, deleteGroup, removeMembers, updateGroup } from '../../src/core/groups/groups'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTenant } from '../../src/core/tenants/tenants'
 import { createUser, deleteUser, prepareUser, setUserDisabled, setUserPassword, updateUser } from '../../src/core/accounts/users'
@@ -92,6 +93,13 @@ describe('events', () => {
     secrets.push(code, 'a sign-up passphrase of mine')
     expect((await ctx.call('POST', '/api/v1/auth/verify-email', { body: { email: 'grace@example.com', otp: code } })).status).toBe(201)
 
+    // A group's life, with the user as a member for a while.
+    const group = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'ops' })
+    await updateGroup(ctx.runtime, group.id, { description: 'On call' })
+    await addMembers(ctx.runtime, group.id, [userId])
+    await removeMembers(ctx.runtime, group.id, [userId])
+    await deleteGroup(ctx.runtime, group.id)
+
     const [hash] = await queryDatabase<{ password_hash: string }>(ctx, 'SELECT password_hash FROM users WHERE id = $1', [userId])
     secrets.push(hash!.password_hash)
     // (delivered before the erasure, which reduces the user's undelivered events to the id)
@@ -101,7 +109,7 @@ describe('events', () => {
     await until('every event type', () => WEBHOOK_EVENT_TYPES.every((type) => receiver.received.some((r) => r.type === type)))
     expect(receiver.state.refused).toBe(0)
     const ofUser = receiver.received.filter((r) => r.data.user?.id === userId).map((r) => r.type)
-    expect(ofUser).toEqual(expect.arrayContaining(['user.created', 'user.updated', 'session.created', 'session.ended', 'user.disabled', 'user.enabled', 'user.password_changed', 'user.mfa_enabled', 'user.mfa_disabled', 'passkey.added', 'passkey.removed', 'user.deleted']))
+    expect(ofUser).toEqual(expect.arrayContaining(['user.created', 'user.updated', 'session.created', 'session.ended', 'user.disabled', 'user.enabled', 'user.password_changed', 'user.mfa_enabled', 'user.mfa_disabled', 'passkey.added', 'passkey.removed', 'group.member_added', 'group.member_removed', 'user.deleted']))
     const created = receiver.received.find((r) => r.type === 'user.created' && r.data.user.id === userId)!
     expect(created.data).toEqual({ user: { id: userId, email, firstName: 'Ada', lastName: 'Lovelace', type: 'user' } })
     expect(receiver.received.find((r) => r.type === 'signup.verified')!.data.user).toMatchObject({ email: 'grace@example.com', firstName: 'Grace' })
@@ -165,6 +173,76 @@ describe('events', () => {
     await worker!.stop()
     expect(receiver.received.map((r) => r.data.user.email)).toEqual([email])
     expect(await queryDatabase(ctx, "SELECT id FROM webhook_events WHERE data LIKE '%new@example.com%'")).toEqual([])
+  })
+})
+
+describe('groups', () => {
+  /** The types of the events written so far, sorted (events of one millisecond have no order of their own). */
+  const eventTypes = async () => (await queryDatabase<{ type: string }>(ctx, 'SELECT type FROM webhook_events')).map((e) => e.type).sort()
+  const membershipsOf = async (userId: string) => queryDatabase<{ group_id: string }>(ctx, 'SELECT group_id FROM group_members WHERE user_id = $1', [userId])
+
+  it("a group's creation, change, members and deletion reach the receiver with the group's id, name and description, and the member's id", async () => {
+    const { receiver } = await subscribe('group.*')
+    startWorker()
+    const { userId } = await ctx.addUser()
+    const group = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'Admins', description: 'People who run it' })
+    await updateGroup(ctx.runtime, group.id, { name: 'ops', description: 'On call' })
+    // No change, no event; adding a member twice or removing one who is not in it is none either.
+    await updateGroup(ctx.runtime, group.id, { description: 'On call' })
+    await addMembers(ctx.runtime, group.id, [userId])
+    await addMembers(ctx.runtime, group.id, [userId])
+    await removeMembers(ctx.runtime, group.id, [userId])
+    await removeMembers(ctx.runtime, group.id, [userId])
+    await deleteGroup(ctx.runtime, group.id)
+
+    const types = ['group.created', 'group.updated', 'group.member_added', 'group.member_removed', 'group.deleted']
+    await until('the five group events', () => receiver.received.length >= types.length)
+    expect(await eventTypes()).toEqual([...types, 'user.created'].sort())
+    expect(receiver.state.refused).toBe(0)
+    const of = (type: string) => receiver.received.filter((r) => r.type === type).map((r) => r.data)
+    expect(of('group.created')).toEqual([{ group: { id: group.id, name: 'admins', description: 'People who run it' } }])
+    expect(of('group.updated')).toEqual([{ group: { id: group.id, name: 'ops', description: 'On call' } }])
+    expect(of('group.member_added')).toEqual([{ group: { id: group.id, name: 'ops' }, user: { id: userId } }])
+    expect(of('group.member_removed')).toEqual([{ group: { id: group.id, name: 'ops' }, user: { id: userId } }])
+    expect(of('group.deleted')).toEqual([{ group: { id: group.id, name: 'ops', description: 'On call' } }])
+  })
+
+  it('erasing a user removes their memberships and sends user.deleted, no group.member_removed', async () => {
+    const { receiver } = await subscribe('*')
+    const { userId } = await ctx.addUser()
+    const { userId: otherId } = await ctx.addUser()
+    const admins = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'admins' })
+    const ops = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'ops' })
+    await addMembers(ctx.runtime, admins.id, [userId, otherId])
+    await addMembers(ctx.runtime, ops.id, [userId])
+    expect(await membershipsOf(userId)).toHaveLength(2)
+
+    await deleteUser(ctx.runtime, userId)
+    expect(await membershipsOf(userId)).toEqual([])
+    expect((await ctx.runtime.store.groups.members(admins.id, null, 10))).toEqual([otherId])
+    expect(await eventTypes()).not.toContain('group.member_removed')
+    startWorker()
+    await until('user.deleted', () => receiver.received.some((r) => r.type === 'user.deleted'))
+    expect(receiver.received.find((r) => r.type === 'user.deleted')!.data).toEqual({ user: { id: userId } })
+    expect(receiver.received.map((r) => r.type)).not.toContain('group.member_removed')
+  })
+
+  it("deleting a group sends group.deleted and no group.member_removed for its members, who stay in their other groups", async () => {
+    const { receiver } = await subscribe('group.*')
+    const { userId } = await ctx.addUser()
+    const { userId: otherId } = await ctx.addUser()
+    const doomed = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'doomed', description: 'Soon gone' })
+    const kept = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'kept' })
+    await addMembers(ctx.runtime, doomed.id, [userId, otherId])
+    await addMembers(ctx.runtime, kept.id, [userId])
+
+    await deleteGroup(ctx.runtime, doomed.id)
+    expect(await membershipsOf(userId)).toEqual([{ group_id: kept.id }])
+    expect(await membershipsOf(otherId)).toEqual([])
+    expect((await eventTypes()).filter((type) => type.startsWith('group.'))).toEqual(['group.created', 'group.created', 'group.deleted', 'group.member_added', 'group.member_added', 'group.member_added'])
+    startWorker()
+    await until('group.deleted', () => receiver.received.some((r) => r.type === 'group.deleted'))
+    expect(receiver.received.find((r) => r.type === 'group.deleted')!.data).toEqual({ group: { id: doomed.id, name: 'doomed', description: 'Soon gone' } })
   })
 })
 

@@ -3,6 +3,7 @@
 // when the session's proof is older than the window. Its forms are handled in account.ts and
 // two-factor.ts, which draw it again with their problems.
 import type { Deps } from '../../core/deps'
+import { groupsOfUser } from '../../core/groups/groups'
 import { hasConfirmedTotp } from '../../core/mfa/factor'
 import { listSessions, type Caller, type SessionView } from '../../core/sessions/signed-in-user'
 import { hasRecentAuth } from '../../core/sessions/recent-auth'
@@ -68,10 +69,13 @@ export async function accountPage(deps: Deps, page: Page, caller: Caller, state:
   const { t } = page
   const lang = t('layout.language')
   const sessions = await listSessions(deps, caller.user.id, caller.sessionId)
+  const groups = await groupsOfUser(deps, caller.user.id)
   const main = html`${state.notice && html`<p class="notice" role="status">${state.notice}</p>`}
 ${problems(t, formProblems(state))}
 <h2>${t('account.profile')}</h2>
 <dl><dt>${t('account.name')}</dt><dd>${caller.user.firstName} ${caller.user.lastName}</dd><dt>${t('account.email')}</dt><dd>${caller.user.email}</dd></dl>
+${groups.length > 0 && html`<h2>${t('account.groups')}</h2>
+<ul class="groups">${groups.map((group) => html`<li>${group.name}${group.description && html`<span class="meta">${group.description}</span>`}</li>`)}</ul>`}
 <h2>${t('account.sessions')}</h2>
 <ul class="sessions">${sessions.map((session) => sessionItem(page, lang, session))}</ul>
 ${form({ action: `${page.base}/account/logout-all`, token: page.token, submit: t('account.endAll'), secondary: true })}

@@ -28,6 +28,7 @@ export const de: Catalogue = {
   'account.profile': 'Profil',
   'account.name': 'Name',
   'account.email': 'E-Mail-Adresse',
+  'account.groups': 'Ihre Gruppen',
   'account.sessions': 'Wo Sie angemeldet sind',
   'account.session.current': 'Dieser Browser',
   'account.session.unknownAgent': 'Unbekannter Browser',

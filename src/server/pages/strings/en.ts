@@ -28,6 +28,7 @@ export const en = {
   'account.profile': 'Profile',
   'account.name': 'Name',
   'account.email': 'E-mail address',
+  'account.groups': 'Your groups',
   'account.sessions': 'Where you are signed in',
   'account.session.current': 'This browser',
   'account.session.unknownAgent': 'Unknown browser',
