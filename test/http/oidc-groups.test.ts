@@ -92,6 +92,16 @@ describe('OpenID Provider: a client with allowed groups', () => {
     expect(callback.searchParams.has('code')).toBe(false)
   })
 
+  it('refuses the code of a user removed from every allowed group between the code and its exchange (invalid_grant: no tokens)', async () => {
+    const party = await adminsOnly()
+    const request = await authorizationRequest(party.config)
+    const answer = await signInFor(new UserAgent(world.server.url), request.url, member.email)
+    expect(answer.location).toStartWith(CALLBACK)
+    await removeMembers(world.ctx.runtime, admins, [member.userId])
+    const exchanged = await oidc.authorizationCodeGrant(party.config, new URL(answer.location!), { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce }).catch((e) => e)
+    expect(exchanged).toMatchObject({ error: 'invalid_grant' })
+  })
+
   it('refuses the refresh of a user removed from every allowed group (invalid_grant), and the grant stays ended', async () => {
     const party = await adminsOnly()
     const tokens = await tokensFor(party, member.email)

@@ -1,6 +1,6 @@
 // Who may use a client, and which groups its tokens name (product spec §23). A client created
 // with --allowed-groups admits only members of at least one of them; this one rule is asked by
-// the authorization endpoint (before a code) and by every refresh of a grant (so a user who left
+// the authorization endpoint (before a code), by the code's exchange and by every refresh of a grant (so a user who left
 // every allowed group loses the client at the next refresh), never decided twice.
 import type { Deps } from '../deps'
 import type { OidcClient } from './types'

@@ -77,13 +77,17 @@ export async function exchangeCode(
   if (!pkceHolds) throw invalidGrant(code.codeChallenge === null ? 'the authorization request sent no code_challenge, so no code_verifier is taken' : undefined)
   const session = await deps.store.sessions.findSession(code.sessionId)
   if (!session || session.user.disabledAt !== null || session.tenant.disabledAt !== null) throw invalidGrant()
+  // The rule of the authorization endpoint again (client-access.ts): a user removed from every
+  // allowed group since the code was issued gets no tokens from it.
+  const access = client.allowedGroups === null ? null : await accessAtClient(deps, client, code.userId)
+  if (access && !access.allowed) throw invalidGrant('the user may no longer use this client')
   const grant = await startGrant(deps, code, actor)
   if (grant === 'spent') {
     await deps.store.oidc.revokeCodeGrant(code.id, now, auditEvent(deps, 'oidc.code_reused', actor, { tenantId: tenant.id, userId: code.userId, detail: { clientId: code.clientId } }))
     throw invalidGrant()
   }
   if (grant === 'stale') throw invalidGrant()
-  return issueTokens(deps, issuer, client, session.user, grant.family, code.scope, grant.refreshToken, { nonce: code.nonce, sid: code.sessionId, groups: null })
+  return issueTokens(deps, issuer, client, session.user, grant.family, code.scope, grant.refreshToken, { nonce: code.nonce, sid: code.sessionId, groups: access?.groups ?? null })
 }
 
 async function startGrant(deps: TokenDeps, code: OidcCode, actor: Actor) {
