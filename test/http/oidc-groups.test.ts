@@ -92,6 +92,20 @@ describe('OpenID Provider: a client with allowed groups', () => {
     expect(callback.searchParams.has('code')).toBe(false)
   })
 
+  it("keeps no consent of anyone else who posts the consent form's allow by hand (added to the group later, they are asked)", async () => {
+    const party = await adminsOnly({ firstParty: false })
+    const request = await authorizationRequest(party.config)
+    const browser = new UserAgent(world.server.url)
+    const denied = await signInFor(browser, request.url, outsider.email)
+    const signOut = formOn(denied.html, '/logout')
+    const resume = new URL(signOut.hidden.return_to!, world.server.url)
+    const posted = await browser.send(`${new URL(world.issuer).pathname}/authorize/consent`, { form: { _form: signOut.hidden._form!, return_to: resume.pathname + resume.search, decision: 'allow' } })
+    expect(posted.html).toContain('You do not have access to Wiki')
+    await addMembers(world.ctx.runtime, admins, [outsider.userId])
+    const silent = await authorizationRequest(party.config, { prompt: 'none' })
+    expect(new URL((await browser.send(silent.url.href)).location!).searchParams.get('error')).toBe('consent_required')
+  })
+
   it('refuses the code of a user removed from every allowed group between the code and its exchange (invalid_grant: no tokens)', async () => {
     const party = await adminsOnly()
     const request = await authorizationRequest(party.config)

@@ -157,7 +157,7 @@ export type AuthorizationStep = { step: 'login' } | { step: 'consent' } | { step
 /**
  * Decides the next step for a browser signed in as `caller` (or not), and issues the code when
  * nothing is missing. prompt=none never shows a page: what would be shown is an error instead.
- * @param consented the user has just allowed the request on the consent page
+ * @param consented the user has just allowed the request on the consent page (kept once the user is signed in and admitted)
  */
 export async function authorize(
   deps: Pick<Deps, 'store' | 'clock'>,
@@ -180,6 +180,8 @@ export async function authorize(
     if (request.prompt.has('none')) throw new OAuthError('access_denied', 'the user may not use this client')
     return { step: 'denied' }
   }
+  // (kept only now: anyone the client does not admit has nothing to allow, and keeps no consent)
+  if (consented) await giveConsent(deps, tenant, request, caller, actor)
   if (!request.client.firstParty && !consented) {
     const consent = await deps.store.oidc.findConsent(caller.user.id, request.client.id)
     const covered = consent !== null && request.scopes.every((s) => consent.scope.split(' ').includes(s))

@@ -6,7 +6,7 @@
 import { tenantTitle } from '../../core/tenants/tenants'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
-import { authorize, clientRedirect, findClientAndRedirect, giveConsent, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, signedInAfterOf, signInMark, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'
+import { authorize, clientRedirect, findClientAndRedirect, paramsOf, parseAuthorizationRequest, SIGNED_IN_AFTER, signedInAfterOf, signInMark, type AuthorizationRequest, type Params } from '../../core/oidc/authorization'
 import { OAuthError } from '../../core/oidc/errors'
 import { clientActor } from '../plugins/client-ip'
 import { readCookie } from '../pages/cookies'
@@ -92,7 +92,6 @@ async function answer(deps: Deps, page: Page, entries: Iterable<[string, string]
     const signedInAfter = signedInAfterOf(deps.serverKeys.hmac, browserOf(page), params, deps.clock.now())
     const request = parseAuthorizationRequest(params, target.client, target.redirectUri, signedInAfter)
     if (decision === 'deny') throw new OAuthError('access_denied', 'the user denied the request')
-    if (decision === 'allow' && page.caller) await giveConsent(deps, page.tenant, request, page.caller, page.actor)
     const next = await authorize(deps, page.tenant, issuer, request, page.caller, page.actor, decision === 'allow')
     if (next.step === 'code') return page.redirect(clientRedirect(target.redirectUri, issuer, state, { code: next.code }))
     // (the consent page's answer resumes the request with the sign-in it may just have had)
