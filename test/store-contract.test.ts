@@ -670,15 +670,33 @@ for (const [engine, define, open] of engines) {
         expect((await store.groups.findByNames(t.id, ['people', 'nobody'])).map((g) => g.id)).toEqual([staff.id])
       }))
 
+      it('holds a user to the most groups when additions race', withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const many = Array.from({ length: 6 }, (_, i) => group(t.id, `g${i}`))
+        for (const g of many) await store.groups.insert(g)
+        await store.groups.addMembers(many[0]!, [u.id], now, 3)
+        await store.groups.addMembers(many[1]!, [u.id], now, 3)
+        const answers = await Promise.all(many.slice(2).map((g) => store.groups.addMembers(g, [u.id], now, 3)))
+        expect(answers.filter((a) => 'added' in a && a.added === 1)).toHaveLength(1)
+        expect(await store.groups.groupNamesOfUser(u.id)).toHaveLength(3)
+      }))
+
       it('adds and removes members idempotently, pages them by user id, and lists a user\'s groups by name', withEngine(async ({ store }) => {
         const { t, u } = await seeded(store)
         const users = [u, user(t.id, 'b@example.com'), user(t.id, 'c@example.com')]
         for (const v of users.slice(1)) await store.users.insert(v)
         const [zeta, alpha] = [group(t.id, 'zeta'), group(t.id, 'alpha')]
         for (const g of [zeta, alpha]) await store.groups.insert(g)
-        expect(await store.groups.addMembers(zeta, users.map((v) => v.id), now)).toBe(3)
-        expect(await store.groups.addMembers(zeta, [u.id, users[1]!.id], now)).toBe(0)
-        expect(await store.groups.addMembers(alpha, [u.id], now)).toBe(1)
+        expect(await store.groups.addMembers(zeta, users.map((v) => v.id), now, 100)).toEqual({ added: 3 })
+        expect(await store.groups.addMembers(zeta, [u.id, users[1]!.id], now, 100)).toEqual({ added: 0 })
+        expect(await store.groups.addMembers(alpha, [u.id], now, 100)).toEqual({ added: 1 })
+        // At most this many groups a user: counted in the insert's own transaction.
+        expect(await store.groups.addMembers(zeta, [u.id], now, 1)).toEqual({ added: 0 })
+        expect(await store.groups.addMembers({ id: Bun.randomUUIDv7(), tenantId: alpha.tenantId }, [u.id], now, 100)).toEqual({ refused: 'group-gone' })
+        expect(await store.groups.addMembers(alpha, [Bun.randomUUIDv7()], now, 100)).toEqual({ refused: 'user-gone' })
+        const third = group(t.id, 'third')
+        await store.groups.insert(third)
+        expect(await store.groups.addMembers(third, [u.id], now, 2)).toEqual({ full: u.id })
         expect(await store.groups.members(zeta.id, null, 2)).toEqual([users[0]!.id, users[1]!.id])
         expect(await store.groups.members(zeta.id, users[1]!.id, 2)).toEqual([users[2]!.id])
         expect((await store.groups.groupsOfUser(u.id)).map((g) => g.name)).toEqual(['alpha', 'zeta'])
@@ -695,8 +713,8 @@ for (const [engine, define, open] of engines) {
         await store.users.insert(other)
         const [a, b] = [group(t.id, 'a'), group(t.id, 'b')]
         for (const g of [a, b]) await store.groups.insert(g)
-        await store.groups.addMembers(a, [u.id, other.id], now)
-        await store.groups.addMembers(b, [u.id, other.id], now)
+        await store.groups.addMembers(a, [u.id, other.id], now, 100)
+        await store.groups.addMembers(b, [u.id, other.id], now, 100)
         expect(await store.users.erase(u)).toBe(true)
         expect(await store.groups.members(a.id, null, 10)).toEqual([other.id])
         expect(await store.groups.delete(b.id)).toBe(true)

@@ -70,5 +70,8 @@ describe('authd clients --allowed-groups, --groups-claim', () => {
     expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 1, stderr: 'authd: No group named ghosts in the tenant\n' })
     const wrong = await authd(['clients', 'update', clientId, '--groups-claim', 'never'])
     expect({ code: wrong.code, stderr: wrong.stderr }).toEqual({ code: 2, stderr: 'authd: --groups-claim must be scope or always, not "never"\n' })
+    // An empty list at creation (an unset variable in a script) would make an open client.
+    const empty = await authd(['clients', 'create', '--tenant', ctx.tenantId, '--name', 'Open', '--redirect-uri', 'https://open.example/cb', '--allowed-groups', ''])
+    expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 2, stderr: 'authd: --allowed-groups must name at least one group (leave it out for a client anyone may use)\n' })
   })
 })

@@ -58,6 +58,8 @@ export function registerClients(program: Command, env: Env) {
       const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
       const groupsClaim = groupsClaimOption(opts.groupsClaim)
       const allowedGroups = allowedGroupsOption(opts.allowedGroups)
+      // (an empty list at creation is most likely an empty variable in a script: it would fail open)
+      if (allowedGroups === null) throw new UsageError('--allowed-groups must name at least one group (leave it out for a client anyone may use)')
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const name = await required(ctx.out, opts.name, '--name', 'Client name')
       if (!opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri')

@@ -81,7 +81,7 @@ export function registerGroups(program: Command, env: Env) {
     .option('--user <userId>', 'a user of the group\'s tenant; repeat for several', collect)
     .action(async (groupId: string, opts: { user?: string[] }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const userIds = usersOf(opts)
+      const userIds = [...new Set(usersOf(opts))]
       const result = await ctx.withRuntime((rt) => addMembers(rt, groupId, userIds))
       ctx.out.result(result, () => `added ${result.added} user(s) to group ${groupId}${result.added < userIds.length ? ` (${userIds.length - result.added} already in it)` : ''}`)
     })
@@ -92,7 +92,7 @@ export function registerGroups(program: Command, env: Env) {
     .option('--user <userId>', 'a user of the group\'s tenant; repeat for several', collect)
     .action(async (groupId: string, opts: { user?: string[] }, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const userIds = usersOf(opts)
+      const userIds = [...new Set(usersOf(opts))]
       const result = await ctx.withRuntime((rt) => removeMembers(rt, groupId, userIds))
       ctx.out.result(result, () => `removed ${result.removed} user(s) from group ${groupId}${result.removed < userIds.length ? ` (${userIds.length - result.removed} not in it)` : ''}`)
     })

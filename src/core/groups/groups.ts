@@ -104,11 +104,11 @@ async function membersToBe(deps: Pick<Deps, 'store'>, group: Group, userIds: unk
 export async function addMembers(deps: GroupDeps, groupId: string, userIds: unknown, actor: Actor = CLI_ACTOR): Promise<{ groupId: string; added: number }> {
   const group = await getGroup(deps, groupId, actor)
   const users = await membersToBe(deps, group, userIds)
-  for (const id of users) {
-    const names = await deps.store.groups.groupNamesOfUser(id)
-    if (!names.includes(group.name) && names.length >= MAX_GROUPS_PER_USER) throw conflict(`User ${id} is in ${MAX_GROUPS_PER_USER} groups already, the most a user may be in`)
-  }
-  const added = await deps.store.groups.addMembers(group, users, deps.clock.now())
+  const result = await deps.store.groups.addMembers(group, users, deps.clock.now(), MAX_GROUPS_PER_USER)
+  if ('full' in result) throw conflict(`User ${result.full} is in ${MAX_GROUPS_PER_USER} groups already, the most a user may be in`)
+  // (deleted, or erased, since it was looked up: as unknown as it would have been a moment later)
+  if ('refused' in result) throw result.refused === 'group-gone' ? notFoundById('Group', groupId) : notFoundById('User', users.join(', '))
+  const { added } = result
   if (added > 0) await audit(deps, 'group.member_added', actor, { tenantId: group.tenantId, userId: users.length === 1 ? users[0] : null, detail: { groupId: group.id, name: group.name, userIds: users } })
   return { groupId: group.id, added }
 }

@@ -14,8 +14,13 @@ export interface GroupStore {
   update(id: string, changes: { name?: string; description?: string | null; updatedAt: number }): Promise<Group | null | 'name-taken'>
   /** Deletes the group and its memberships; false if there was none. */
   delete(id: string): Promise<boolean>
-  /** Adds these users (of the group's tenant) to the group; those already in it are left as they are. How many were added. */
-  addMembers(group: Pick<Group, 'id' | 'tenantId'>, userIds: string[], now: number): Promise<number>
+  /**
+   * Adds these users to the group, in one transaction that also checks what the caller checked
+   * before (the group still there, each user still of its tenant) and holds each user to at most
+   * `maxGroupsPerUser` groups, so a deletion or a burst of additions racing it cannot slip by.
+   * Those already in the group are left as they are.
+   */
+  addMembers(group: Pick<Group, 'id' | 'tenantId'>, userIds: string[], now: number, maxGroupsPerUser: number): Promise<{ added: number } | { refused: 'group-gone' | 'user-gone' } | { full: string }>
   /** Removes these users from the group; those not in it are no error. How many were removed. */
   removeMembers(groupId: string, userIds: string[]): Promise<number>
   /** The group's members' ids in id order (UUIDv7: the order they were created), after `afterUserId`. */

@@ -1,8 +1,9 @@
 // Groups and their members over PostgreSQL: the SQLite rules (../sqlite/group-store.ts).
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { GroupStore } from '../../core/groups/store'
 import { isPgUniqueViolation, type PgDb } from './client'
-import { groupMembers, groups } from './schema'
+import { lockKey } from './helpers'
+import { groupMembers, groups, users } from './schema'
 
 export function createPgGroupStore(db: PgDb): GroupStore {
   const namesOfUser = db
@@ -45,13 +46,27 @@ export function createPgGroupStore(db: PgDb): GroupStore {
     async delete(id) {
       return (await db.delete(groups).where(eq(groups.id, id)).returning({ id: groups.id })).length === 1
     },
-    async addMembers(group, userIds, now) {
-      const added = await db
-        .insert(groupMembers)
-        .values(userIds.map((userId) => ({ groupId: group.id, userId, tenantId: group.tenantId, createdAt: now })))
-        .onConflictDoNothing()
-        .returning({ userId: groupMembers.userId })
-      return added.length
+    async addMembers(group, userIds, now, maxGroupsPerUser) {
+      return db.transaction(async (tx) => {
+        // The group's row shared (a deletion waits for this, or this finds it gone), the users'
+        // rows shared the same way, and one lock per user so concurrent additions count in turn.
+        if ((await tx.select({ id: groups.id }).from(groups).where(eq(groups.id, group.id)).for('share')).length === 0) return { refused: 'group-gone' as const }
+        const present = await tx.select({ id: users.id }).from(users).where(and(inArray(users.id, userIds), eq(users.tenantId, group.tenantId))).for('share')
+        if (present.length !== userIds.length) return { refused: 'user-gone' as const }
+        for (const id of [...userIds].sort()) await lockKey(tx, `group-members:${id}`)
+        const already = new Set((await tx.select({ userId: groupMembers.userId }).from(groupMembers).where(and(eq(groupMembers.groupId, group.id), inArray(groupMembers.userId, userIds)))).map((r) => r.userId))
+        const joining = userIds.filter((id) => !already.has(id))
+        if (joining.length === 0) return { added: 0 }
+        const counts = await tx.select({ userId: groupMembers.userId, n: count() }).from(groupMembers).where(inArray(groupMembers.userId, joining)).groupBy(groupMembers.userId)
+        const full = counts.find((c) => Number(c.n) >= maxGroupsPerUser)
+        if (full) return { full: full.userId }
+        const added = await tx
+          .insert(groupMembers)
+          .values(joining.map((userId) => ({ groupId: group.id, userId, tenantId: group.tenantId, createdAt: now })))
+          .onConflictDoNothing()
+          .returning({ userId: groupMembers.userId })
+        return { added: added.length }
+      })
     },
     async removeMembers(groupId, userIds) {
       return (await db.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), inArray(groupMembers.userId, userIds))).returning({ userId: groupMembers.userId })).length

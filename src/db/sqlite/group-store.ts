@@ -1,12 +1,12 @@
 // Groups and their members over SQLite (core/groups). The names of a user's groups are read at
 // every login and refresh (the tokens' groups claim): one prepared statement on the members'
 // user index.
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { GroupStore } from '../../core/groups/store'
 import type { Group } from '../../core/groups/types'
 import type { Db } from './client'
 import { changesOf, immediate, isUniqueViolation } from './helpers'
-import { groupMembers, groups } from './schema'
+import { groupMembers, groups, users } from './schema'
 
 export function createGroupStore(db: Db): GroupStore {
   const namesOfUser = db
@@ -47,16 +47,20 @@ export function createGroupStore(db: Db): GroupStore {
     async delete(id) {
       return immediate(db, () => changesOf(db.delete(groups).where(eq(groups.id, id)).run()) === 1)
     },
-    async addMembers(group, userIds, now) {
-      return immediate(db, () =>
-        changesOf(
-          db
-            .insert(groupMembers)
-            .values(userIds.map((userId) => ({ groupId: group.id, userId, tenantId: group.tenantId, createdAt: now })))
-            .onConflictDoNothing()
-            .run(),
-        ),
-      )
+    async addMembers(group, userIds, now, maxGroupsPerUser) {
+      // One IMMEDIATE transaction: no other writer between the checks and the insert.
+      return immediate(db, () => {
+        if (!db.select({ id: groups.id }).from(groups).where(eq(groups.id, group.id)).get()) return { refused: 'group-gone' as const }
+        const present = db.select({ id: users.id }).from(users).where(and(inArray(users.id, userIds), eq(users.tenantId, group.tenantId))).all()
+        if (present.length !== userIds.length) return { refused: 'user-gone' as const }
+        const already = new Set(db.select({ userId: groupMembers.userId }).from(groupMembers).where(and(eq(groupMembers.groupId, group.id), inArray(groupMembers.userId, userIds))).all().map((r) => r.userId))
+        const joining = userIds.filter((id) => !already.has(id))
+        if (joining.length === 0) return { added: 0 }
+        const counts = db.select({ userId: groupMembers.userId, n: count() }).from(groupMembers).where(inArray(groupMembers.userId, joining)).groupBy(groupMembers.userId).all()
+        const full = counts.find((c) => c.n >= maxGroupsPerUser)
+        if (full) return { full: full.userId }
+        return { added: changesOf(db.insert(groupMembers).values(joining.map((userId) => ({ groupId: group.id, userId, tenantId: group.tenantId, createdAt: now }))).run()) }
+      })
     },
     async removeMembers(groupId, userIds) {
       return immediate(db, () => changesOf(db.delete(groupMembers).where(and(eq(groupMembers.groupId, groupId), inArray(groupMembers.userId, userIds))).run()))
