@@ -50,13 +50,15 @@ export interface SeedCounts {
 }
 
 /** Tables the generator fills in bulk: their secondary indexes are built after the load. */
-const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests', 'setup_tokens', 'limit_counters', 'signup_requests', 'oidc_consents', 'oidc_codes', 'webhook_events', 'webhook_deliveries']
+const BULK_TABLES = ['users', 'refresh_families', 'refresh_tokens', 'audit_events', 'mail_outbox', 'mfa_totp', 'mfa_recovery_codes', 'passkeys', 'password_reset_requests', 'setup_tokens', 'limit_counters', 'signup_requests', 'oidc_consents', 'oidc_codes', 'webhook_events', 'webhook_deliveries', 'group_members']
 
 export const COLUMNS = {
   tenants: ['id', 'name', 'created_at', 'audience', 'signup'],
   oidc_clients: ['id', 'tenant_id', 'name', 'secret_hash', 'secret_prefix', 'redirect_uris', 'post_logout_redirect_uris', 'first_party', 'created_at', 'updated_at'],
   webhook_endpoints: ['id', 'tenant_id', 'url', 'event_types', 'description', 'sealed_secret', 'created_at', 'updated_at'],
+  groups: ['id', 'tenant_id', 'name', 'description', 'created_at', 'updated_at'],
   users: ['id', 'tenant_id', 'email', 'first_name', 'last_name', 'type', 'password_hash', 'created_at', 'updated_at', 'disabled_at', 'session_epoch'],
+  group_members: ['group_id', 'user_id', 'tenant_id', 'created_at'],
   refresh_families: ['id', 'user_id', 'tenant_id', 'remember_me', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'amr', 'auth_at', 'client_id', 'scope'],
   refresh_tokens: ['id', 'family_id', 'token_hash', 'created_at', 'expires_at', 'spent_at', 'access_kid', 'ip', 'user_agent'],
   audit_events: ['at', 'type', 'tenant_id', 'user_id', 'ip', 'user_agent', 'api_key_id', 'detail'],
@@ -199,6 +201,16 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
   }
   await flush('oidc_clients')
   await flush('webhook_endpoints')
+  // Each tenant's groups (its roles: a dozen), of which a user is in none to three.
+  const GROUP_NAMES = ['admins', 'staff', 'developers', 'support', 'finance', 'sales', 'ops', 'readers', 'editors', 'grafana-admins', 'git-admins', 'hr']
+  const groupsOf = new Map<string, string[]>()
+  for (const [t, tenantId] of [largeTenantId, ...tenantIds].entries()) {
+    const at = now - 300 * DAY + t
+    const ids = GROUP_NAMES.map((name, i) => uuidAt(at + i))
+    for (const [i, id] of ids.entries()) await add('groups', [id, tenantId, GROUP_NAMES[i]!, null, at, at])
+    groupsOf.set(tenantId, ids)
+  }
+  await flush('groups')
   // Webhook history, as retention leaves it: deliveries of the last 30 days (AUTHD_RETAIN_WEBHOOKS)
   // with their events, and a day of events fanned out to no endpoint.
   const addEvent = async (tenantId: string, userId: string, type: string, data: unknown, at: number) => {
@@ -292,6 +304,8 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
     if (rand() < passkeyShare) {
       await add('passkeys', [uuidAt(createdAt), tenantId, userId, randomBytes(16).toString('base64url'), randomBytes(77).toString('base64url'), 0, '["hybrid","internal"]', 'multiDevice', true, '00000000-0000-0000-0000-000000000000', 'iCloud Keychain', createdAt, now - Math.floor(rand() * 30 * DAY)])
     }
+    const tenantGroups = groupsOf.get(tenantId)!
+    for (const g of new Set(Array.from({ length: Math.floor(rand() * 4) }, () => pick(tenantGroups)))) await add('group_members', [g, userId, tenantId, createdAt])
     const thirdParty = apps.get(tenantId)!.thirdParty
     if (thirdParty && rand() < 0.05) await add('oidc_consents', [userId, thirdParty, tenantId, 'openid profile email', createdAt])
     const emailKey = hmacSha256(hmacKey, `${tenantId}:${email}`)
