@@ -90,6 +90,12 @@ describe('OpenID Provider: a client with allowed groups', () => {
     expect(callback.searchParams.get('state')).toBe(silent.state)
     expect(callback.searchParams.get('iss')).toBe(world.issuer)
     expect(callback.searchParams.has('code')).toBe(false)
+    // Each refusal is in the audit log, with the user and the client (the page's and this one).
+    const denied = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'oidc.access_denied', limit: 10 })
+    expect(denied.map((e) => [e.userId, e.detail])).toEqual([
+      [outsider.userId, { clientId: party.client.id }],
+      [outsider.userId, { clientId: party.client.id }],
+    ])
   })
 
   it("keeps no consent of anyone else who posts the consent form's allow by hand (added to the group later, they are asked)", async () => {
@@ -126,6 +132,16 @@ describe('OpenID Provider: a client with allowed groups', () => {
     await addMembers(world.ctx.runtime, admins, [member.userId])
     expect(await oidc.refreshTokenGrant(party.config, refreshed.refresh_token!).catch((e) => e)).toMatchObject({ error: 'invalid_grant' })
     expect(await oidc.fetchUserInfo(party.config, refreshed.access_token, member.userId).catch((e) => e)).toBeInstanceOf(Error)
+  })
+
+  it("refuses a removed member's access token at userinfo at once, before its 15 minutes are over", async () => {
+    const party = await adminsOnly()
+    const tokens = await tokensFor(party, member.email)
+    expect(await oidc.fetchUserInfo(party.config, tokens.access_token, member.userId)).toMatchObject({ sub: member.userId })
+    await removeMembers(world.ctx.runtime, admins, [member.userId])
+    const refused = await fetch(`${world.issuer}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"')
   })
 
   it('admits anyone again once its allowed groups are cleared', async () => {

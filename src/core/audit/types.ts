@@ -100,6 +100,7 @@ export type AuditType =
   | 'oidc.grant_refreshed'
   | 'oidc.grant_reused'
   | 'oidc.grant_revoked'
+  | 'oidc.access_denied'
   | 'oidc.consent_given'
   | 'oidc.consent_withdrawn'
   | 'oidc.logout'

@@ -7,7 +7,7 @@ import { auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { refreshTokenKey } from '../sessions/refresh-tokens'
 import type { RefreshFamily, SigningAlg, Tenant } from '../types'
-import { carriesGroups } from './client-access'
+import { accessAtClient, carriesGroups } from './client-access'
 import { bearerRequired, invalidRequest, invalidToken, OAuthError } from './errors'
 import { userClaims } from './tokens'
 import type { OidcClient } from './types'
@@ -61,7 +61,12 @@ export async function userInfo(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, 
   const scopes = grant.scope.split(' ')
   // (the client decides whether groups come without the scope: its groupsClaim; the groups are read now, as they are)
   const client = await deps.store.oidc.getClient(grant.family.clientId!)
-  const groups = client && carriesGroups(client, scopes) ? await deps.store.groups.groupNamesOfUser(grant.user.id) : null
+  if (!client) throw invalidToken()
+  // A user who left every group the client admits is refused here at once, not only at the
+  // grant's next refresh: an access token lives 15 minutes (product spec §23).
+  const access = client.allowedGroups !== null || carriesGroups(client, scopes) ? await accessAtClient(deps, client, grant.user.id) : null
+  if (access && !access.allowed) throw invalidToken()
+  const groups = access && carriesGroups(client, scopes) ? access.groups : null
   return { sub: grant.user.id, ...userClaims(grant.user, scopes, groups) }
 }
 

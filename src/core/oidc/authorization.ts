@@ -177,6 +177,7 @@ export async function authorize(
   }
   // (before consent: nobody is asked to allow a client they may not use)
   if (!(await accessAtClient(deps, request.client, caller.user.id)).allowed) {
+    await audit(deps, 'oidc.access_denied', actor, { tenantId: tenant.id, userId: caller.user.id, detail: { clientId: request.client.id } })
     if (request.prompt.has('none')) throw new OAuthError('access_denied', 'the user may not use this client')
     return { step: 'denied' }
   }
