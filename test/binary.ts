@@ -25,6 +25,13 @@ export async function serveBinary(dataDir: string, env: Record<string, string> =
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  const buffered = await untilListening(proc)
+  const listening = JSON.parse(buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!)
+  return { proc, url: listening.url as string, listening: listening as { url: string; metrics: string; database: string; mail: string }, startupLog: buffered }
+}
+
+/** Reads a starting `authd serve`'s log until it says it listens (the binary or the CLI from source); what it logged so far. */
+export async function untilListening(proc: { stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> }): Promise<string> {
   const reader = proc.stdout.getReader()
   let buffered = ''
   while (!buffered.includes('"msg":"listening"')) {
@@ -32,9 +39,8 @@ export async function serveBinary(dataDir: string, env: Record<string, string> =
     if (done) throw new Error(`authd serve exited early: ${await new Response(proc.stderr).text()}`)
     buffered += new TextDecoder().decode(value)
   }
-  const listening = JSON.parse(buffered.split('\n').find((line) => line.includes('"msg":"listening"'))!)
   reader.releaseLock()
-  return { proc, url: listening.url as string, listening: listening as { url: string; metrics: string; database: string; mail: string }, startupLog: buffered }
+  return buffered
 }
 
 /** The rest of a stream that serveBinary already started reading. */

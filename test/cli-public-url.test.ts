@@ -1,6 +1,7 @@
 // The links the CLI writes (spec §28): without AUTHD_PUBLIC_URL they use the address the server
 // recorded at its start, not the CLI's own default port, and the CLI says which it assumed.
 import { afterEach, describe, expect, it } from 'bun:test'
+import { untilListening } from './binary'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
 import { tempDir } from './helpers'
 import { freePort } from './oidc-journey'
@@ -22,14 +23,7 @@ async function serve(dataDir: string, env: Record<string, string>) {
     proc.kill()
     await proc.exited
   })
-  const reader = proc.stdout.getReader()
-  let buffered = ''
-  while (!buffered.includes('"msg":"listening"')) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`authd serve exited early: ${await new Response(proc.stderr).text()}`)
-    buffered += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
+  await untilListening(proc)
 }
 
 const linkIn = (text: string) => /https?:\/\/\S+/.exec(text)![0]
