@@ -136,6 +136,8 @@ export async function refreshGrant(deps: TokenDeps, issuer: string, client: Oidc
   let groups: string[] | null = null
   const admit = async (family: RefreshFamily) => {
     withinGrant(family)
+    // (a client open to anyone has nothing to check: the groups are read only if its tokens name them)
+    if (client.allowedGroups === null) return
     const access = await accessAtClient(deps, client, family.userId)
     if (!access.allowed) {
       const ended = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: family.tenantId, userId: family.userId, detail: { clientId: client.id, familyId: family.id, reason: 'not-in-allowed-groups' } })
