@@ -17,7 +17,6 @@ import { provePasskey } from '../passkeys/sign-in'
 import { normalisePassword } from '../accounts/password-policy'
 import type { Caller } from '../sessions/signed-in-user'
 
-export { hasRecentAuth, requireRecentAuth, STEP_UP_WINDOW_MS } from '../sessions/recent-auth'
 
 type ReauthDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'hasher' | 'limitRules' | 'refusals' | 'mailQueued' | 'guessTurns'>
 
