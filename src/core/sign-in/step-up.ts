@@ -17,7 +17,6 @@ import { provePasskey } from '../passkeys/sign-in'
 import { normalisePassword } from '../accounts/password-policy'
 import type { Caller } from '../sessions/signed-in-user'
 
-
 type ReauthDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'serverKeys' | 'hasher' | 'limitRules' | 'refusals' | 'mailQueued' | 'guessTurns'>
 
 type Proof = { with: 'password'; password: string } | { with: 'totp'; code: string } | { with: 'passkey'; challengeId: string; response: AuthenticationResponseJSON }
