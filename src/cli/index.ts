@@ -24,8 +24,6 @@ import { CliError, UsageError } from './io'
 import { AuthdCommand } from './usage'
 import { VERSION } from '../version'
 
-export type { Env }
-
 export function buildProgram(env: Env): Command {
   const program = new AuthdCommand('authd')
     .description('authd: a self-hosted authentication service (HTTP API + admin CLI)')

@@ -16,8 +16,6 @@ import { sizeChecks } from './size'
 
 import type { Finding } from './finding'
 
-export type { Finding }
-
 const KEY_ROTATION_DAYS = 90
 
 function databaseChecks(config: Config): Finding[] {
