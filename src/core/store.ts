@@ -16,6 +16,7 @@ import type { IdempotencyStore, LimitStore } from './guards/store'
 import type { AuditStore } from './audit/store'
 import type { PruneTarget } from './retention/store'
 import type { GroupStore } from './groups/store'
+import type { AccessRuleStore } from './forward-auth/store'
 
 /** The server_settings name of the public URL the server last started under (for the CLI). */
 export const PUBLIC_URL_SETTING = 'public_url'
@@ -31,6 +32,7 @@ export interface Store {
   apiKeys: ApiKeyStore
   users: UserStore
   groups: GroupStore
+  accessRules: AccessRuleStore
   signingKeys: SigningKeyStore
   sessions: SessionStore
   passwordResets: PasswordResetStore

@@ -31,10 +31,13 @@ export interface Tenant {
   /** Origins besides authd's own that a sign-in's return_to may lead to (a JSON array, as
    *  stored; core/return-to-origins.ts): the operator's to set, never a tenant admin key's. */
   returnToOrigins: string | null
+  /** The domains whose applications authd guards at their reverse proxy (a JSON array, as
+   *  stored; core/forward-auth/domains.ts): the operator's to set, like returnToOrigins. */
+  forwardAuthDomains: string | null
 }
 
 /** A tenant's optional settings. */
-export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins' | 'returnToOrigins'>
+export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins' | 'returnToOrigins' | 'forwardAuthDomains'>
 
 /** A new tenant's optional settings, all unset. */
 export const TENANT_SETTINGS_UNSET = {
@@ -47,6 +50,7 @@ export const TENANT_SETTINGS_UNSET = {
   passkeyRpId: null,
   passkeyOrigins: null,
   returnToOrigins: null,
+  forwardAuthDomains: null,
 } as const satisfies Partial<Tenant>
 
 export interface ApiKey {
