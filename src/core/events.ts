@@ -2,6 +2,7 @@
 // the server's metrics. Core says what happened; nothing outside reverse-engineers it from
 // routes and status codes.
 export type DomainEvent = { kind: 'login'; outcome: 'succeeded' | 'challenged' | 'failed' | 'limited' | 'overloaded' } | { kind: 'password_reset_requested' } | { kind: 'signup'; outcome: 'requested' | 'completed' }
+  | { kind: 'forward_auth'; outcome: 'allowed' | 'denied' | 'sign_in' | 'second_factor' }
 
 /** A minimal in-process event: listeners are called at once, in order. */
 export class Signal<T = void> {

@@ -35,6 +35,7 @@ import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
 import { errorPage, PAGES_PREFIX } from './pages/error-page'
 import { pageRoutes } from './pages'
+import { forwardAuthRoutes } from './forward-auth/endpoints'
 import { oauthErrorAnswer, oidcCors, oidcRoutes } from './oidc'
 
 export const API_PREFIX = '/api/v1/auth'
@@ -84,6 +85,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(adminWebhookRoutes(deps))
     .use(adminClientRoutes(deps))
     .use(adminGroupRoutes(deps))
+    .use(forwardAuthRoutes(deps))
     .use(pageRoutes(deps))
     .use(oidcRoutes(deps))
 }
@@ -106,6 +108,7 @@ export function createMetrics(deps: Deps): Metrics {
   const metrics = new Metrics()
   deps.events.listen((event) => {
     if (event.kind === 'login') metrics.logins.inc({ outcome: event.outcome })
+    else if (event.kind === 'forward_auth') metrics.forwardAuthChecks.inc({ outcome: event.outcome })
     else if (event.kind === 'signup') metrics.signups.inc({ outcome: event.outcome })
     else metrics.otpsRequested.inc()
   })

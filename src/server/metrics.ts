@@ -88,6 +88,7 @@ export class Metrics {
   readonly signups = new Counter('authd_signups_total', 'Sign-ups answered (requested; whatever became of them) and verified (completed).')
   readonly mailDeliveries = new Counter('authd_mail_deliveries_total', 'Outbox delivery attempts by outcome (sent, retry, failed, expired).')
   readonly webhookDeliveries = new Counter('authd_webhook_deliveries_total', 'Webhook delivery attempts by outcome (succeeded; failed, to be retried; dead, retried for 3 days; lost, outlasted its claim: outcome dropped).')
+  readonly forwardAuthChecks = new Counter('authd_forward_auth_checks_total', 'Forward-auth checks by outcome (allowed, denied, sign_in: no session, second_factor: a session without one on a two_factor rule).')
   readonly errors = new Counter('authd_errors_total', 'Error responses by their stable code (src/core/errors.ts).')
   private readonly gauges: Gauge[] = []
 
@@ -96,7 +97,7 @@ export class Metrics {
   }
 
   async render(): Promise<string> {
-    const parts = [this.requests, this.requestDuration, this.logins, this.otpsRequested, this.signups, this.mailDeliveries, this.webhookDeliveries, this.errors].flatMap((m) => m.render())
+    const parts = [this.requests, this.requestDuration, this.logins, this.otpsRequested, this.signups, this.mailDeliveries, this.webhookDeliveries, this.forwardAuthChecks, this.errors].flatMap((m) => m.render())
     for (const gauge of this.gauges) parts.push(...(await gauge.render()))
     return parts.join('\n') + '\n'
   }

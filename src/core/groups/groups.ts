@@ -54,15 +54,19 @@ export async function listGroups(deps: Pick<Deps, 'store'>, tenantId: string, ac
   return deps.store.groups.list(tenantId)
 }
 
-/** What of the tenant admits by this group's name: its OpenID clients with --allowed-groups. */
+/** What of the tenant admits by this group's name: its OpenID clients with --allowed-groups
+ *  and its access rules (core/forward-auth). */
 async function usersOfName(deps: Pick<Deps, 'store'>, group: Group): Promise<string[]> {
-  const clients = await deps.store.oidc.listClients(group.tenantId)
-  return clients.filter((client) => client.allowedGroups?.includes(group.name)).map((client) => `OpenID client ${client.name} (${client.id})`)
+  const [clients, rules] = await Promise.all([deps.store.oidc.listClients(group.tenantId), deps.store.accessRules.list(group.tenantId)])
+  return [
+    ...clients.filter((client) => client.allowedGroups?.includes(group.name)).map((client) => `OpenID client ${client.name} (${client.id})`),
+    ...rules.filter((rule) => rule.groups.includes(group.name)).map((rule) => `access rule ${rule.position} for ${rule.domain} (${rule.id})`),
+  ]
 }
 
 async function refuseIfNamed(deps: Pick<Deps, 'store'>, group: Group, change: 'deleted' | 'renamed') {
   const users = await usersOfName(deps, group)
-  if (users.length > 0) throw conflict(`Group ${group.name} cannot be ${change}: ${users.join(', ')} admits by it`)
+  if (users.length > 0) throw conflict(`Group ${group.name} cannot be ${change}: ${users.join(', ')} ${users.length === 1 ? 'admits' : 'admit'} by it`)
 }
 
 export async function updateGroup(deps: GroupDeps, groupId: string, input: { name?: unknown; description?: unknown }, actor: Actor = CLI_ACTOR): Promise<Group> {

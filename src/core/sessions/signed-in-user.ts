@@ -19,6 +19,8 @@ export interface Caller {
   sessionId: string
   /** When the user last proved who they are in that session (login or reauthenticate). */
   authAt: number
+  /** How the user proved who they are in that session (RFC 8176: `pwd`, `otp`, `mfa`, ...). */
+  amr: string[]
 }
 
 /** One of the user's sessions, as the user (and an admin) sees it: never a token. */
@@ -59,7 +61,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
   if (!found || found.family.userId !== claims.sub || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.user.disabledAt !== null) throw userDisabled()
   if (found.tenant.disabledAt !== null) throw tenantDisabled()
-  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt, amr: amrOf(found.family) }
 }
 
 /**
@@ -76,8 +78,11 @@ export async function authenticateSessionToken(deps: Pick<Deps, 'store' | 'clock
   // (an OpenID client's grant is no page session: core/oidc)
   if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.tenant.id !== tenantId || found.user.disabledAt !== null || found.tenant.disabledAt !== null) throw unauthorized()
-  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt }
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt, amr: amrOf(found.family) }
 }
+
+/** The session's amr as stored (`pwd,otp`). */
+export const amrOf = (family: Pick<RefreshFamily, 'amr'>): string[] => (family.amr ? family.amr.split(',') : ['pwd'])
 
 const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null && family.expiresAt > now
 

@@ -57,6 +57,7 @@ export interface SessionStore {
   /** Revokes every live family of the user; returns how many. */
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>
   /** Records that the user proved who they are again in this session (if it is live), with the
-   *  audit event; false if the session is no longer live. */
-  markAuthenticated(familyId: string, at: number, audit: AuditEvent): Promise<boolean>
+   *  audit event, and with `amr` the session's new amr (a second factor proved in it); false
+   *  if the session is no longer live. */
+  markAuthenticated(familyId: string, at: number, audit: AuditEvent, amr?: string): Promise<boolean>
 }

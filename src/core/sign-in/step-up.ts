@@ -38,6 +38,19 @@ export async function reauthenticate(
   return inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie: input.deviceCookie }, () => proveAgain(deps, caller, proof, input.deviceCookie, actor))
 }
 
+/**
+ * A signed-in session proves a second factor (a current TOTP code): an application behind a
+ * `two_factor` access rule (core/forward-auth) admits it from then on. The session's amr gains
+ * `otp`, as if its sign-in had asked for the code; it counts as a reauthentication too.
+ */
+export async function proveSecondFactorInSession(deps: ReauthDeps, caller: Caller, input: { code?: unknown; deviceCookie?: string }, actor: Actor): Promise<{ amr: string[] }> {
+  const { user, tenant } = caller
+  if (typeof input.code !== 'string') throw badRequest('code must be a string')
+  const amr = [...new Set([...caller.amr, 'otp'])]
+  await inAccountTurn(deps, { tenantId: tenant.id, email: user.email, deviceCookie: input.deviceCookie }, () => proveAgain(deps, caller, { with: 'totp', code: input.code as string }, input.deviceCookie, actor, amr))
+  return { amr }
+}
+
 function proofOf(input: { password?: unknown; code?: unknown; challengeId?: unknown; response?: unknown }): Proof {
   const given = [input.password, input.code, input.response].filter((v) => v !== undefined).length
   if (given !== 1) throw badRequest('Give exactly one of password, code, or a passkey response with its challengeId')
@@ -53,7 +66,8 @@ function proofOf(input: { password?: unknown; code?: unknown; challengeId?: unkn
   return { with: 'passkey', challengeId: input.challengeId, response: authenticationResponse(input.response) }
 }
 
-async function proveAgain(deps: ReauthDeps, caller: Caller, proof: Proof, deviceCookie: string | undefined, actor: Actor): Promise<{ authTime: string }> {
+/** @param amr the session's amr from now on (a second factor proved in it); absent: as it was */
+async function proveAgain(deps: ReauthDeps, caller: Caller, proof: Proof, deviceCookie: string | undefined, actor: Actor, amr?: string[]): Promise<{ authTime: string }> {
   const { user, tenant } = caller
   const about = { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email), with: proof.with } }
   const guess = await reserveAccountGuess(deps, { tenantId: tenant.id, email: user.email, actor, deviceCookie }, { perIpFailures: false, detail: about.detail })
@@ -73,6 +87,6 @@ async function proveAgain(deps: ReauthDeps, caller: Caller, proof: Proof, device
   await settle(deps, guess, 'success')
   const now = deps.clock.now()
   // The session may have ended meanwhile (logout elsewhere): nothing to mark, and no proof of it.
-  if (!(await deps.store.sessions.markAuthenticated(caller.sessionId, now, auditEvent(deps, 'session.reauthenticated', actor, about)))) throw unauthorized()
+  if (!(await deps.store.sessions.markAuthenticated(caller.sessionId, now, auditEvent(deps, 'session.reauthenticated', actor, about), amr?.join(',')))) throw unauthorized()
   return { authTime: new Date(now).toISOString() }
 }

@@ -419,11 +419,11 @@ function createRawPgStore(db: PgDb): Store {
         await db.$client.unsafe(REVOKE_FAMILY, [familyId, revokedAt, reason, a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])
       },
       revokeUserFamilies: (userId, revokedAt, reason) => revokeSessionsOf(db, { userId }, revokedAt, reason),
-      async markAuthenticated(familyId, at, audit) {
+      async markAuthenticated(familyId, at, audit, amr) {
         return db.transaction(async (tx) => {
           const marked = await tx
             .update(refreshFamilies)
-            .set({ authAt: at })
+            .set({ authAt: at, ...(amr !== undefined && { amr }) })
             .where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt)))
             .returning({ id: refreshFamilies.id })
           if (marked.length === 1) await tx.insert(auditEvents).values(toAuditRow(audit))

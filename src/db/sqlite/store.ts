@@ -376,9 +376,9 @@ export function createSqliteStore(db: Db): Store {
       async revokeUserFamilies(userId, revokedAt, reason) {
         return immediate(() => revokeSessionsOf(db, { userId }, revokedAt, reason))
       },
-      async markAuthenticated(familyId, at, audit) {
+      async markAuthenticated(familyId, at, audit, amr) {
         return immediate(() => {
-          const marked = changesOf(db.update(refreshFamilies).set({ authAt: at }).where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt))).run()) === 1
+          const marked = changesOf(db.update(refreshFamilies).set({ authAt: at, ...(amr !== undefined && { amr }) }).where(and(eq(refreshFamilies.id, familyId), isNull(refreshFamilies.revokedAt))).run()) === 1
           if (marked) writeAudit(audit)
           return marked
         })

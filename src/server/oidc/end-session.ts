@@ -30,7 +30,7 @@ function signedOut(page: Page, target: string, clientName: string) {
 }
 
 async function signOut(deps: Deps, page: Page, leave: () => string) {
-  await endPageSession(deps, page.jar, page.cookies, page.actor)
+  await endPageSession(deps, page.jar, page.cookies, page.tenant, page.actor)
   return leave()
 }
 

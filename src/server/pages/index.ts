@@ -7,6 +7,7 @@ import { findTenantForPages } from '../../core/tenants/tenant-pages'
 import { accountPages } from './account'
 import { invitePages } from './invite'
 import { loginPages } from './login'
+import { forwardAuthPages } from './forward-auth'
 import { logoutPages } from './logout'
 import { PAGE_PREFIX } from './page'
 import { passkeyPages } from './passkeys'
@@ -18,6 +19,7 @@ import { twoFactorPages } from './two-factor'
 export const pageRoutes = (deps: Deps) =>
   new Elysia()
     .use(loginPages(deps))
+    .use(forwardAuthPages(deps))
     .use(logoutPages(deps))
     .use(accountPages(deps))
     .use(stepUpPages(deps))

@@ -18,6 +18,7 @@ import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
 import { credentialOf, offersPasskeys, passkeysScript } from './passkeys-view'
 import { missing, problemOf } from './problems'
 import { returnTarget } from './return-to'
+import { continueToApplication, toProtectedApplication } from './forward-auth'
 import { signupOpen } from './signup'
 import { noticeOf, type MessageKey } from './strings'
 
@@ -26,7 +27,8 @@ const DONE: Record<string, MessageKey> = { logout: 'login.signedOut', reset: 're
 
 function loginPage(page: Page, state: FormState, returnTo: string, status = 200, retryAfter?: number) {
   const { t } = page
-  const main = html`${notice(state)}${problems(t, state)}
+  const goingTo = returnTo && new URL(returnTo).origin !== page.origin ? new URL(returnTo).host : null
+  const main = html`${notice(state)}${problems(t, state)}${goingTo && html`<p>${t('login.continueTo', { host: goingTo })}</p>`}
 ${form(
   { action: `${page.base}/login`, token: page.token, submit: t('login.submit'), hidden: returnTo ? { return_to: returnTo } : {} },
   // (webauthn: the browser's autofill may offer a passkey on this field, passkeys-script.ts)
@@ -62,7 +64,7 @@ ${passkeysScript(page)}`}`
 
 /** Signed in: the page session's cookie (and the device cookie), then on to where the user was going. */
 async function signedIn(deps: Deps, page: Page, session: LoginResult, returnTo: string | null) {
-  await startPageSession(deps, page.jar, page.cookies, session, page.actor)
+  await startPageSession(deps, page.jar, page.cookies, page.tenant, session, page.actor)
   return page.redirect(returnTo ?? `${page.base}/account`)
 }
 
@@ -81,7 +83,10 @@ export const loginPages = (deps: Deps) =>
       const { returnTo, refused } = returnToOf(page, ctx.query?.return_to ?? '')
       if (refused) return loginPage(page, refused, '', 400)
       // (prompt=login: an OpenID client asked for a fresh sign-in, server/oidc/authorize.ts)
-      if (page.caller && ctx.query?.prompt !== 'login') return page.redirect(returnTo ?? `${page.base}/account`)
+      if (page.caller && ctx.query?.prompt !== 'login') {
+        const application = returnTo && toProtectedApplication(page, returnTo)
+        return application ? continueToApplication(deps, page, page.caller, application) : page.redirect(returnTo ?? `${page.base}/account`)
+      }
       const done = noticeOf(DONE, ctx.query?.done)
       const hint = ctx.query?.login_hint ? { values: { email: ctx.query.login_hint.slice(0, 320) } } : {}
       return loginPage(page, done ? { notice: page.t(done), ...hint } : hint, returnTo ?? '')

@@ -22,7 +22,7 @@ export const logoutPages = (deps: Deps) =>
     })
     .post('/logout', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
-      await endPageSession(deps, page.jar, page.cookies, page.actor)
+      await endPageSession(deps, page.jar, page.cookies, page.tenant, page.actor)
       // Signing out to switch accounts (the OpenID no-access page) comes back where it was after
       // the next sign-in; the login page judges the return_to as any other (no open redirect).
       const returnTo = formValue(ctx.body, 'return_to')

@@ -12,6 +12,8 @@ import type { Actor } from '../../core/audit/audit'
 import type { Deps } from '../../core/deps'
 import { logout, type LoginResult } from '../../core/sessions/sessions'
 import { seal, unseal } from '../../core/secrets'
+import type { Tenant } from '../../core/types'
+import { clearDomainCookie, setDomainCookie } from '../forward-auth/cookie'
 import { clearCookie, DEVICE_MAX_AGE_SEC, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
 
 const CONTEXT = 'authd page session'
@@ -29,18 +31,22 @@ export function pageSessionToken(deps: Keys, jar: CookieJar, names: PageCookieNa
   }
 }
 
-/** Signs the browser in: ends the session its cookie held (any tenant's), then keeps the new one. */
-export async function startPageSession(deps: Keys & Pick<Deps, 'store' | 'clock'>, jar: CookieJar, names: PageCookieNames, session: LoginResult, actor: Actor) {
+/** Signs the browser in: ends the session its cookie held (any tenant's), then keeps the new
+ *  one, and gives it the tenant's forward-auth cookie where the tenant protects a domain. */
+export async function startPageSession(deps: Keys & Pick<Deps, 'store' | 'clock' | 'config'>, jar: CookieJar, names: PageCookieNames, tenant: Tenant, session: LoginResult, actor: Actor) {
   const previous = pageSessionToken(deps, jar, names)
   if (previous !== undefined && previous !== session.refreshToken) await logout(deps, previous, actor)
   // Without "keep me signed in" the cookie ends with the browser (a shared computer), and the
   // session itself a day after the sign-in at most.
   setCookie(jar, names, names.session, seal(deps.serverKeys.sealing, CONTEXT, session.refreshToken), session.rememberMe ? session.refreshMaxAgeSec : undefined)
   setCookie(jar, names, names.device, session.deviceCookie, DEVICE_MAX_AGE_SEC)
+  setDomainCookie(deps, jar, tenant, session.refreshToken, session.rememberMe ? session.refreshMaxAgeSec : undefined)
 }
 
-/** Signs the browser out: its session ends (as POST /logout ends one) and the cookie is cleared. */
-export async function endPageSession(deps: Keys & Pick<Deps, 'store' | 'clock'>, jar: CookieJar, names: PageCookieNames, actor: Actor) {
+/** Signs the browser out: its session ends (as POST /logout ends one), and with it every
+ *  protected application's access; the cookies are cleared. */
+export async function endPageSession(deps: Keys & Pick<Deps, 'store' | 'clock' | 'config'>, jar: CookieJar, names: PageCookieNames, tenant: Tenant, actor: Actor) {
   await logout(deps, pageSessionToken(deps, jar, names), actor)
   clearCookie(jar, names, names.session)
+  clearDomainCookie(deps, jar, tenant)
 }

@@ -10,6 +10,7 @@ import { AppError, notFound } from '../../core/errors'
 import { randomToken } from '../../core/secrets'
 import { authenticateSessionToken, type Caller } from '../../core/sessions/signed-in-user'
 import { findTenantForPages, isPlainHost, returnToOriginsOf } from '../../core/tenants/tenant-pages'
+import { forwardAuthDomainsOf } from '../../core/forward-auth/domains'
 import type { Tenant } from '../../core/types'
 import { oidcFormTargets } from '../oidc/form-targets'
 import { formValue } from './forms'
@@ -56,8 +57,12 @@ export interface Page {
   /** The pages' CSP form-action: returnToOrigins, and where an OpenID answer goes next (a
    *  client's redirect URIs: targets of the redirects after a form, never of return_to). */
   returnOrigins: string[]
+  /** The tenant's forward-auth domains: return_to may lead to any URL on them (core/forward-auth/domains.ts). */
+  protectedDomains: string[]
   /** AUTHD_PUBLIC_URL's origin. */
   origin: string
+  /** AUTHD_PUBLIC_URL. */
+  publicUrl: string
 }
 
 /**
@@ -87,7 +92,8 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
   // those are the tenant admin key's to set, and would make authd its redirector.
   const returnToOrigins = [...new Set([origin, ...returnToOriginsOf(tenant)])]
   // A sign-in on its way back to an OpenID client: the client's redirect URIs too (server/oidc).
-  const returnOrigins = [...returnToOrigins, ...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to')))]
+  const protectedDomains = forwardAuthDomainsOf(tenant)
+  const returnOrigins = [...returnToOrigins, ...protectedSources(protectedDomains, deps.config.publicUrl), ...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to')))]
   const page: Page = {
     tenant,
     base,
@@ -100,7 +106,9 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     nonce,
     returnToOrigins,
     returnOrigins,
+    protectedDomains,
     origin,
+    publicUrl: deps.config.publicUrl,
     render(title, main, options = {}) {
       const logo = logoSource(tenant, base)
       // (a URL stored before hosts were checked is drawn, but its host is no CSP source)
@@ -118,6 +126,13 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     },
   }
   return page
+}
+
+/** CSP sources for every host of the tenant's forward-auth domains, on any port: a sign-in's
+ *  redirect may lead back to any of their applications. */
+function protectedSources(domains: string[], publicUrl: string): string[] {
+  const schemes = publicUrl.startsWith('http:') ? ['https', 'http'] : ['https']
+  return schemes.flatMap((scheme) => domains.flatMap((domain) => [`${scheme}://${domain}:*`, `${scheme}://*.${domain}:*`]))
 }
 
 /** The browser's page session, if it is live and this tenant's. (A cookie that is not is

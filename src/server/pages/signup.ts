@@ -71,7 +71,7 @@ export const signupPages = (deps: Deps) =>
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const session = await verifyEmail(deps, { tenant: page.tenant, email: values.email, otp: values.code.replace(/\s+/g, ''), deviceCookie }, page.actor)
-        await startPageSession(deps, page.jar, page.cookies, session, page.actor)
+        await startPageSession(deps, page.jar, page.cookies, page.tenant, session, page.actor)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { invalid_otp: { field: 'code', key: 'verify.invalid' }, signup_closed: { key: 'signup.closed' } })
         return verifyPage(page, { ...state, values: { email: values.email } }, status, retryAfter)
