@@ -57,6 +57,7 @@ export const COLUMNS = {
   oidc_clients: ['id', 'tenant_id', 'name', 'secret_hash', 'secret_prefix', 'redirect_uris', 'post_logout_redirect_uris', 'first_party', 'created_at', 'updated_at'],
   webhook_endpoints: ['id', 'tenant_id', 'url', 'event_types', 'description', 'sealed_secret', 'created_at', 'updated_at'],
   groups: ['id', 'tenant_id', 'name', 'description', 'created_at', 'updated_at'],
+  access_rules: ['id', 'tenant_id', 'position', 'domain', 'paths', 'methods', 'policy', 'groups', 'created_at'],
   users: ['id', 'tenant_id', 'email', 'first_name', 'last_name', 'type', 'password_hash', 'created_at', 'updated_at', 'disabled_at', 'session_epoch'],
   group_members: ['group_id', 'user_id', 'tenant_id', 'created_at'],
   refresh_families: ['id', 'user_id', 'tenant_id', 'remember_me', 'created_at', 'expires_at', 'revoked_at', 'revoked_reason', 'amr', 'auth_at', 'client_id', 'scope'],
@@ -211,6 +212,24 @@ export async function seedDatabase(sink: Sink, options: SeedOptions, progress: P
     groupsOf.set(tenantId, ids)
   }
   await flush('groups')
+  // Each tenant's access rules of forward authentication (a homelab's few applications at its
+  // proxy): a status page open to all, a health check, a dashboard for two groups, a git
+  // server's admin pages behind a second factor, and every other host for any signed-in user.
+  for (const [t, tenantId] of [largeTenantId, ...tenantIds].entries()) {
+    const at = now - 200 * DAY + t
+    const host = (name: string) => `${name}.t${t}.example.com`
+    const rules: Array<[domain: string, paths: string[], methods: string[], policy: string, groups: string[]]> = [
+      [host('status'), [], [], 'bypass', []],
+      [host('grafana'), ['/api/health'], ['GET', 'HEAD'], 'bypass', []],
+      [host('grafana'), [], [], 'one_factor', ['staff', 'grafana-admins']],
+      [host('git'), ['/admin'], [], 'two_factor', ['git-admins']],
+      [`*.t${t}.example.com`, [], [], 'one_factor', []],
+    ]
+    for (const [i, [domain, paths, methods, policy, groups]] of rules.entries()) {
+      await add('access_rules', [uuidAt(at + i), tenantId, i + 1, domain, JSON.stringify(paths), JSON.stringify(methods), policy, JSON.stringify(groups), at + i])
+    }
+  }
+  await flush('access_rules')
   // Webhook history, as retention leaves it: deliveries of the last 30 days (AUTHD_RETAIN_WEBHOOKS)
   // with their events, and a day of events fanned out to no endpoint.
   const addEvent = async (tenantId: string, userId: string, type: string, data: unknown, at: number) => {

@@ -37,8 +37,9 @@ import { SoftwareAuthenticator } from './software-authenticator'
 import { startReceiver, until } from './webhook-receiver'
 
 /** Tables that stay small whatever the number of users (rows per tenant, key or server secret:
- *  a tenant has at most 20 webhook endpoints; its OpenID clients are its applications). */
-const SMALL_TABLES = new Set(['tenants', 'api_keys', 'signing_keys', 'server_secrets', 'webhook_endpoints', 'oidc_clients', '__drizzle_migrations'])
+ *  a tenant has at most 20 webhook endpoints and a bounded list of access rules; its OpenID
+ *  clients are its applications). */
+const SMALL_TABLES = new Set(['tenants', 'api_keys', 'signing_keys', 'server_secrets', 'webhook_endpoints', 'oidc_clients', 'access_rules', '__drizzle_migrations'])
 
 const ORIGIN = 'https://auth.example.com'
 const AUTH = '/api/v1/auth'

@@ -17,6 +17,7 @@ import { createSqliteStore } from '../src/db/sqlite/store'
 import { tempDir } from './helpers'
 import type { WebhookEndpoint } from '../src/core/webhooks/types'
 import type { Group } from '../src/core/groups/types'
+import type { AccessRule } from '../src/core/forward-auth/types'
 import { deliveriesOf } from '../src/core/webhooks/worker'
 import { createTestDatabase, describePostgres } from './pg'
 
@@ -727,6 +728,87 @@ for (const [engine, define, open] of engines) {
         expect(await store.groups.members(a.id, null, 10)).toEqual([other.id])
         expect(await store.users.insertMany([fresh], [], [membership(fresh)])).toBe(true)
         expect(await store.groups.groupNamesOfUser(fresh.id)).toEqual(['a'])
+      }))
+    })
+
+    describe('access rules', () => {
+      const rule = (tenantId: string, domain: string, changes: Partial<AccessRule> = {}): Omit<AccessRule, 'position'> => ({
+        id: Bun.randomUUIDv7(),
+        tenantId,
+        domain,
+        paths: [],
+        methods: [],
+        policy: 'one_factor',
+        groups: [],
+        createdAt: now,
+        ...changes,
+      })
+      const order = async (store: Store, tenantId: string) => (await store.accessRules.list(tenantId)).map((r) => [r.position, r.domain])
+
+      it('inserts a rule at its position, moving the rules at and after it down; past the end or none appends; holds the tenant to the most rules', withEngine(async ({ store }) => {
+        const { t } = await seeded(store)
+        const other = tenant()
+        await store.tenants.insert(other)
+        const a = rule(t.id, 'a.example.com', { paths: ['/api', '/health'], methods: ['GET', 'HEAD'], policy: 'two_factor', groups: ['admins', 'ops'] })
+        expect(await store.accessRules.insert(a, null, 5)).toEqual({ ...a, position: 1 })
+        expect(await store.accessRules.insert(rule(t.id, 'b.example.com'), null, 5)).toMatchObject({ position: 2 })
+        expect(await store.accessRules.insert(rule(t.id, 'c.example.com'), 1, 5)).toMatchObject({ position: 1 })
+        expect(await order(store, t.id)).toEqual([[1, 'c.example.com'], [2, 'a.example.com'], [3, 'b.example.com']])
+        expect(await store.accessRules.insert(rule(t.id, 'd.example.com'), 99, 5)).toMatchObject({ position: 4 })
+        expect(await store.accessRules.insert(rule(t.id, 'e.example.com'), 3, 5)).toMatchObject({ position: 3 })
+        expect(await order(store, t.id)).toEqual([[1, 'c.example.com'], [2, 'a.example.com'], [3, 'e.example.com'], [4, 'b.example.com'], [5, 'd.example.com']])
+        // Full: nothing written, nothing moved.
+        const refused = rule(t.id, 'f.example.com')
+        expect(await store.accessRules.insert(refused, 1, 5)).toBe('full')
+        expect(await store.accessRules.get(refused.id)).toBeNull()
+        expect(await order(store, t.id)).toEqual([[1, 'c.example.com'], [2, 'a.example.com'], [3, 'e.example.com'], [4, 'b.example.com'], [5, 'd.example.com']])
+        // Another tenant's rules are numbered and counted on their own; a position below 1 is the first.
+        expect(await store.accessRules.insert(rule(other.id, 'x.example.com'), null, 1)).toMatchObject({ position: 1 })
+        expect(await store.accessRules.insert(rule(other.id, 'y.example.com'), null, 1)).toBe('full')
+        expect(await store.accessRules.insert(rule(other.id, 'z.example.com'), 0, 2)).toMatchObject({ position: 1 })
+        expect(await order(store, other.id)).toEqual([[1, 'z.example.com'], [2, 'x.example.com']])
+        // Read back with its lists as they were given.
+        expect(await store.accessRules.get(a.id)).toEqual({ ...a, position: 2 })
+        expect((await store.accessRules.list(t.id))[1]).toEqual({ ...a, position: 2 })
+        expect(await store.accessRules.get(Bun.randomUUIDv7())).toBeNull()
+        expect(await store.accessRules.list(Bun.randomUUIDv7())).toEqual([])
+      }))
+
+      it('deletes a rule and closes the gap it leaves, once', withEngine(async ({ store }) => {
+        const { t } = await seeded(store)
+        const rules = ['a', 'b', 'c', 'd'].map((name) => rule(t.id, `${name}.example.com`))
+        for (const r of rules) await store.accessRules.insert(r, null, 10)
+        expect(await store.accessRules.delete(rules[1]!.id)).toBe(true)
+        expect(await store.accessRules.delete(rules[1]!.id)).toBe(false)
+        expect(await order(store, t.id)).toEqual([[1, 'a.example.com'], [2, 'c.example.com'], [3, 'd.example.com']])
+        expect(await store.accessRules.delete(rules[0]!.id)).toBe(true)
+        expect(await store.accessRules.delete(rules[3]!.id)).toBe(true)
+        expect(await order(store, t.id)).toEqual([[1, 'c.example.com']])
+        // The next insert takes the place after the last one left.
+        expect(await store.accessRules.insert(rule(t.id, 'e.example.com'), null, 10)).toMatchObject({ position: 2 })
+        expect(await store.accessRules.delete(Bun.randomUUIDv7())).toBe(false)
+      }))
+
+      it('holds a tenant to the most rules and keeps its positions 1..n when inserts and deletions race from two connections', withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        const second = e.second()
+        const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? second : e.store).accessRules.insert(rule(t.id, `r${i}.example.com`), i % 3 === 0 ? 1 : null, 5)))
+        expect(answers.filter((a) => a === 'full')).toHaveLength(3)
+        const rules = await e.store.accessRules.list(t.id)
+        expect(rules.map((r) => r.position)).toEqual([1, 2, 3, 4, 5])
+        const deleted = await Promise.all([rules[0]!, rules[2]!, rules[3]!, rules[0]!].map((r, i) => (i % 2 ? second : e.store).accessRules.delete(r.id)))
+        expect(deleted.filter(Boolean)).toHaveLength(3)
+        expect((await e.store.accessRules.list(t.id)).map((r) => [r.position, r.id])).toEqual([[1, rules[1]!.id], [2, rules[4]!.id]])
+      }))
+
+      it("keeps the tenant's protected domains (a JSON array, as stored)", withEngine(async ({ store }) => {
+        const { t } = await seeded(store)
+        expect((await store.tenants.get(t.id))!.forwardAuthDomains).toBeNull()
+        const domains = JSON.stringify(['example.com', 'example.org'])
+        expect(await store.tenants.updateSettings(t.id, { forwardAuthDomains: domains })).toMatchObject({ id: t.id, forwardAuthDomains: domains })
+        expect((await store.tenants.get(t.id))!.forwardAuthDomains).toBe(domains)
+        expect((await store.tenants.list()).find((x) => x.id === t.id)!.forwardAuthDomains).toBe(domains)
+        expect(await store.tenants.updateSettings(t.id, { forwardAuthDomains: null })).toMatchObject({ forwardAuthDomains: null })
       }))
     })
 

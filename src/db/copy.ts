@@ -47,6 +47,7 @@ export const TABLES = [
   'oidcConsents',
   'webhookEndpoints',
   'webhookDeliveries',
+  'accessRules',
   // Last: on a SQLite target (or a PostgreSQL one whose tables the role does not own) the rows
   // copied above fired the webhook triggers, writing events for changes that are not new;
   // those are discarded before the source's events are copied.

@@ -25,6 +25,7 @@ export const tenants = pgTable(
     passkeyRpId: text('passkey_rp_id'),
     passkeyOrigins: text('passkey_origins'),
     returnToOrigins: text('return_to_origins'),
+    forwardAuthDomains: text('forward_auth_domains'),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
@@ -540,4 +541,22 @@ export const groupMembers = pgTable(
     createdAt: ms('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_members_user_idx').on(t.userId, t.groupId)],
+)
+
+export const accessRules = pgTable(
+  'access_rules',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    domain: text('domain').notNull(),
+    paths: text('paths').notNull(),
+    methods: text('methods').notNull(),
+    policy: text('policy').notNull(),
+    groups: text('groups').notNull(),
+    createdAt: ms('created_at').notNull(),
+  },
+  (t) => [index('access_rules_tenant_position_idx').on(t.tenantId, t.position)],
 )

@@ -3,6 +3,7 @@
 // settled: conditional row writes (UPDATE ... WHERE still-unspent RETURNING), FOR UPDATE SKIP
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
 import { createPgGroupStore } from './group-store'
+import { createPgAccessRuleStore } from './access-rule-store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
@@ -437,6 +438,7 @@ function createRawPgStore(db: PgDb): Store {
     signups: createPgSignupStore(db),
     mfa: createPgMfaStore(db),
     groups: createPgGroupStore(db),
+    accessRules: createPgAccessRuleStore(db),
     passkeys: createPgPasskeyStore(db),
     oidc: createPgOidcStore(db),
     outbox: createPgOutboxStore(db),

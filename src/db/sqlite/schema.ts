@@ -31,6 +31,9 @@ export const tenants = sqliteTable(
     /** Origins besides authd's own that a sign-in's return_to may send the browser to (a JSON
      *  array): the operator's to set (the CLI), never a tenant admin key's. */
     returnToOrigins: text('return_to_origins'),
+    /** The domains whose applications authd guards at their reverse proxy (forward
+     *  authentication, product spec §24; a JSON array): the operator's to set, like returnToOrigins. */
+    forwardAuthDomains: text('forward_auth_domains'),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
@@ -610,4 +613,26 @@ export const groupMembers = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_members_user_idx').on(t.userId, t.groupId)],
+)
+
+// Access rules of a tenant's forward authentication (product spec §24): ordered by position (1
+// first), the first whose domain, path and method match a request decides. paths, methods and
+// groups are JSON arrays. Positions are dense (1..n) per tenant: an insert or a deletion
+// renumbers the rules after it in its own transaction.
+export const accessRules = sqliteTable(
+  'access_rules',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    domain: text('domain').notNull(),
+    paths: text('paths').notNull(),
+    methods: text('methods').notNull(),
+    policy: text('policy').notNull(),
+    groups: text('groups').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('access_rules_tenant_position_idx').on(t.tenantId, t.position)],
 )

@@ -3,6 +3,7 @@
 // BEGIN IMMEDIATE transactions, which take the write lock up front instead of failing
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
 import { createGroupStore } from './group-store'
+import { createAccessRuleStore } from './access-rule-store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../../core/types'
@@ -390,6 +391,7 @@ export function createSqliteStore(db: Db): Store {
     signups: createSignupStore(db),
     mfa: createMfaStore(db),
     groups: createGroupStore(db),
+    accessRules: createAccessRuleStore(db),
     passkeys: createPasskeyStore(db),
     oidc: createOidcStore(db),
     outbox: createOutboxStore(db),

@@ -19,6 +19,7 @@ import m15 from './0015_webhook_events_retention.sql' with { type: 'text' }
 import m16 from './0016_refresh_tokens_fillfactor.sql' with { type: 'text' }
 import m17 from './0017_wave3_review.sql' with { type: 'text' }
 import m18 from './0018_groups.sql' with { type: 'text' }
+import m19 from './0019_forward_auth.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -40,6 +41,7 @@ export const migrationFiles: Record<string, string> = {
   '0016_refresh_tokens_fillfactor': m16,
   '0017_wave3_review': m17,
   '0018_groups': m18,
+  '0019_forward_auth': m19,
 }
 
 export { journal }
