@@ -5,8 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { addAccessRule, removeAccessRule } from '../../src/core/forward-auth/rules'
 import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
-import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
-import { PageBrowser, type PageAnswer } from '../pages'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
+import { setUserDisabled } from '../../src/core/accounts/users'
+import { createTenant } from '../../src/core/tenants/tenants'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { createUser } from '../../src/core/accounts/users'
+import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, type TestContext } from '../helpers'
+import { fieldError, formOn, PageBrowser, problemText, type PageAnswer } from '../pages'
 
 const AUTHD = 'http://auth.example.test'
 let ctx: TestContext
@@ -72,5 +77,241 @@ describe('forward-auth', () => {
     expect(Object.fromEntries(['remote-user', 'remote-email', 'remote-name', 'remote-groups', 'remote-user-id'].map((h) => [h, after.headers.get(h)]))).toEqual({
       'remote-user': email, 'remote-email': email, 'remote-name': 'Ada Lovelace', 'remote-groups': '', 'remote-user-id': userId,
     })
+  })
+
+  it('answers nginx: 401 with the login page in Location, 200 once signed in, and reads only X-Original-URL and X-Original-Method', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: '*.example.test', policy: 'one_factor' })
+    const before = await authRequest('http://wiki.example.test/page/1')
+    expect(before.status).toBe(401)
+    expect(before.headers.get('location')).toBe(`${AUTHD}${base}/login?return_to=${encodeURIComponent('http://wiki.example.test/page/1')}`)
+    await signIn()
+    const after = await authRequest('http://wiki.example.test/page/1', { method: 'POST' })
+    expect({ status: after.status, user: after.headers.get('remote-user') }).toEqual({ status: 200, user: email })
+  })
+
+  it('answers 401, not a redirect, to what is no page load: another method, or a client that does not ask for HTML', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    expect((await forwardAuth('http://app.example.test/api', { method: 'POST' })).status).toBe(401)
+    const json = await forwardAuth('http://app.example.test/api', { accept: 'application/json' })
+    expect({ status: json.status, challenge: json.headers.get('www-authenticate'), location: json.headers.get('location') }).toEqual({ status: 401, challenge: 'Bearer realm="authd"', location: null })
+  })
+
+  it('lets a bypass path through with every Remote-* header empty, reading nothing from the store', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/health'], policy: 'bypass' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await signIn()
+    await forwardAuth('http://app.example.test/health') // (the rules are read once, then held)
+    const calls = recordStoreCalls(ctx.runtime.store)
+    const open = await forwardAuth('http://app.example.test/health')
+    expect(open.status).toBe(200)
+    for (const header of ['remote-user', 'remote-email', 'remote-name', 'remote-groups', 'remote-user-id']) expect(open.headers.get(header)).toBe('')
+    expect(calls).toEqual([])
+    // A prefix holds whole segments: /health opens /health/live, never /healthy or /health-admin.
+    expect((await forwardAuth('http://app.example.test/health/live', { cookie: null })).status).toBe(200)
+    expect((await forwardAuth('http://app.example.test/healthy', { cookie: null })).status).toBe(302)
+    expect((await forwardAuth('http://app.example.test/health-admin', { cookie: null })).status).toBe(302)
+  })
+
+  it("reads at most the session with its user and the user's groups for an admitted check, and writes nothing", async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await signIn()
+    await forwardAuth('http://app.example.test/')
+    const calls = recordStoreCalls(ctx.runtime.store)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+    expect(calls.map((call) => call.name)).toEqual(['sessions.findToken', 'groups.groupNamesOfUser'])
+  })
+
+  it('denies what no rule matches, and a deny rule, to everyone', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/admin'], policy: 'deny' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await signIn()
+    const other = await forwardAuth('http://other.example.test/')
+    expect({ status: other.status, text: other.text }).toEqual({ status: 403, text: 'You do not have access to other.example.test' })
+    expect((await forwardAuth('http://other.example.test/', { cookie: null })).status).toBe(403)
+    expect((await forwardAuth('http://app.example.test/admin/users')).status).toBe(403)
+  })
+
+  it('matches paths as the application reads them: encoded, with dot segments or doubled slashes', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/admin'], policy: 'deny' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await signIn()
+    for (const path of ['/%61dmin', '/public/../admin', '//admin', '/public/%2e%2e/admin/x', '/./admin', '/public\\..\\admin']) {
+      expect({ path, status: (await forwardAuth(`http://app.example.test${path}`)).status }).toEqual({ path, status: 403 })
+    }
+    expect((await forwardAuth('http://app.example.test/public/admin')).status).toBe(200)
+    expect((await forwardAuth('http://app.example.test/%E0%A4%A')).status).toBe(400)
+  })
+
+  it("admits members of a rule's groups only, and lists the user's groups sorted in Remote-Groups", async () => {
+    const admins = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'admins' })
+    const ops = await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'ops' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'grafana.example.test', policy: 'one_factor', groups: ['admins'] })
+    await signIn()
+    const outsider = await forwardAuth('http://grafana.example.test/')
+    expect(outsider.status).toBe(403)
+    await addMembers(ctx.runtime, ops.id, [userId])
+    await addMembers(ctx.runtime, admins.id, [userId])
+    const member = await forwardAuth('http://grafana.example.test/')
+    expect({ status: member.status, groups: member.headers.get('remote-groups') }).toEqual({ status: 200, groups: 'admins,ops' })
+  })
+
+  it('audits a denial of a signed-in user at most once a minute per user and rule, and counts every answer in the metrics', async () => {
+    const rule = await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'deny' })
+    await signIn()
+    const denials = () => queryDatabase<{ detail: string }>(ctx, "SELECT detail FROM audit_events WHERE type = 'forward_auth.denied'")
+    for (let i = 0; i < 3; i++) expect((await forwardAuth('http://app.example.test/secret?token=x')).status).toBe(403)
+    expect((await denials()).length).toBe(1)
+    const detail = JSON.parse((await denials())[0]!.detail)
+    expect(detail).toMatchObject({ host: 'app.example.test', path: '/secret', method: 'GET', ruleId: rule.id })
+    ctx.clock.advance(61_000)
+    await forwardAuth('http://app.example.test/secret')
+    expect((await denials()).length).toBe(2)
+  })
+
+  it('ends access with the session: sign-out on the pages, a session ended from the account page, a disabled user', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await signIn()
+    const cookie = [...browser.cookies].map(([n, v]) => `${n}=${v}`).join('; ')
+    expect((await forwardAuth('http://app.example.test/', { cookie })).status).toBe(200)
+    const out = await browser.submit(await browser.get(`${base}/logout`), '/logout', {}, { origin: AUTHD })
+    expect(out.headers.getSetCookie().some((c) => c.startsWith(`authd_session_${ctx.tenantId}=;`) && /Domain=example\.test/i.test(c))).toBe(true)
+    // The cookie the browser had (a copy kept elsewhere) opens nothing any more.
+    expect((await forwardAuth('http://app.example.test/', { cookie })).status).toBe(302)
+
+    await signIn()
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+    await setUserDisabled(ctx.runtime, userId, true)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(302)
+  })
+
+  it('takes a bearer access token of the tenant instead of the cookie, until its session ends', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'api.example.test', policy: 'one_factor' })
+    const login = await loginFor(ctx, email)
+    const token = login.json.data.response.accessToken as string
+    const answer = await forwardAuth('http://api.example.test/v1', { cookie: null, authorization: `Bearer ${token}`, accept: 'application/json' })
+    expect({ status: answer.status, user: answer.headers.get('remote-user') }).toEqual({ status: 200, user: email })
+    // Another tenant's token (its own audience) is nobody here.
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
+    await createUser(ctx.runtime, { tenantId: other.id, email: 'eve@example.com', firstName: 'Eve', lastName: 'X', password: PASSWORD })
+    const foreign = await ctx.call('POST', '/api/v1/auth/login', { body: { email: 'eve@example.com', password: PASSWORD }, apiKey: (await createApiKey(ctx.runtime, { tenantId: other.id })).key })
+    expect((await forwardAuth('http://api.example.test/v1', { cookie: null, authorization: `Bearer ${foreign.json.data.response.accessToken}`, accept: 'application/json' })).status).toBe(401)
+    await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${login.refreshCookie}` })
+    expect((await forwardAuth('http://api.example.test/v1', { cookie: null, authorization: `Bearer ${token}`, accept: 'application/json' })).status).toBe(401)
+  })
+
+  it('refuses a peer that is not a trusted proxy, and a proxy that leaves out the original request', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'bypass' })
+    const around = await forwardAuth('http://app.example.test/', { peer: '203.0.113.9' })
+    expect({ status: around.status, text: around.text }).toEqual({ status: 403, text: 'Forward authentication answers trusted proxies only (AUTHD_TRUSTED_PROXIES)' })
+    expect((await authRequest('http://app.example.test/', { peer: '203.0.113.9' })).status).toBe(403)
+    const bare = await ctx.call('GET', `${base}/authz/forward-auth`, { apiKey: null })
+    expect({ status: bare.status, text: bare.text }).toEqual({ status: 400, text: 'A forward-auth check needs X-Forwarded-Host, X-Forwarded-Uri and X-Forwarded-Method from the proxy' })
+    const foreignUrl = await ctx.call('GET', `${base}/authz/auth-request`, { apiKey: null, headers: { 'x-original-url': 'javascript:alert(1)', 'x-original-method': 'GET' } })
+    expect(foreignUrl.status).toBe(400)
+  })
+
+  it("answers 404 for a tenant that does not exist, and nothing from another tenant's cookie", async () => {
+    expect((await ctx.call('GET', '/t/nobody/authz/forward-auth', { apiKey: null })).status).toBe(404)
+  })
+
+  it('holds the rules in memory: a rule written by another instance is in force within 15 s, one added here at once', async () => {
+    await signIn()
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
+    // Another instance (or the CLI) adds a rule: this one reads it at its next reload.
+    await ctx.runtime.store.accessRules.insert({ id: Bun.randomUUIDv7(), tenantId: ctx.tenantId, domain: 'app.example.test', paths: [], methods: [], policy: 'one_factor', groups: [], createdAt: ctx.clock.now() }, null, 500)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
+    ctx.clock.advance(15_000)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+    const rule = await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'deny', position: 1 })
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
+    await removeAccessRule(ctx.runtime, rule.id)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+  })
+})
+
+describe('return_to and the pages', () => {
+  it('returns to any URL on a protected domain, and refuses another host', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: '*.example.test', policy: 'one_factor' })
+    const foreign = await browser.get(`${base}/login?return_to=${encodeURIComponent('http://evil.test/')}`)
+    expect(foreign.status).toBe(400)
+    expect(problemText(foreign.html)).toContain('This sign-in link leads to a site that is not registered for Acme.')
+    const lookalike = await browser.get(`${base}/login?return_to=${encodeURIComponent('http://example.test.evil.test/')}`)
+    expect(lookalike.status).toBe(400)
+    const signedIn = await signIn('http://deep.wiki.example.test/a?b=c')
+    expect(signedIn.location).toBe('http://deep.wiki.example.test/a?b=c')
+  })
+
+  it('gives a browser signed in before the domain was protected its cookie when it is sent back through the login page', async () => {
+    await setForwardAuthDomains(ctx.runtime, ctx.tenantId, [])
+    await signIn()
+    expect([...browser.cookies.keys()].some((name) => name.startsWith('authd_session_'))).toBe(false)
+    await setForwardAuthDomains(ctx.runtime, ctx.tenantId, ['example.test'])
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    const sent = await forwardAuth('http://app.example.test/')
+    const back = await browser.get(new URL(sent.headers.get('location')!).pathname + new URL(sent.headers.get('location')!).search)
+    expect(back.location).toBe('http://app.example.test/')
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+  })
+
+  it('tells a signed-in user whom the rules keep out so, with a way to switch accounts, instead of a loop', async () => {
+    await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'admins' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor', groups: ['admins'] })
+    await signIn()
+    const page = await browser.get(`${base}/login?return_to=${encodeURIComponent('http://app.example.test/')}`)
+    expect(page.status).toBe(403)
+    expect(page.html).toContain('<h1>You do not have access to app.example.test</h1>')
+    expect(formOn(page.html, '/logout').hidden.return_to).toBe('http://app.example.test/')
+  })
+
+  it('keeps the domain cookie from opening the pages: it is sealed for the checks alone', async () => {
+    await signIn()
+    const domainCookie = [...browser.cookies].find(([name]) => name.startsWith('authd_session_'))!
+    const thief = new PageBrowser(ctx, {}, AUTHD)
+    thief.cookies.set('authd_session', domainCookie[1])
+    const account = await thief.get(`${base}/account`)
+    expect(account.status).toBe(303)
+    expect(account.location).toContain('/login')
+  })
+})
+
+describe('two_factor', () => {
+  it('sends a password-only session to set up a second factor, then to prove it, then on to the application', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/admin'], policy: 'two_factor' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await signIn()
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+    const asked = await forwardAuth('http://app.example.test/admin')
+    expect(asked.status).toBe(302)
+    const loginUrl = new URL(asked.headers.get('location')!)
+    const setUp = await browser.get(loginUrl.pathname + loginUrl.search)
+    expect(setUp.html).toContain('app.example.test asks for two-step verification, and your account has none yet.')
+    // Turned on on the account page, in the same session.
+    const account = await browser.get(`${base}/account`)
+    const started = await browser.submit(account, '/account/totp', {}, { origin: AUTHD })
+    const secret = /Key: <code>([A-Z2-7 ]+)<\/code>/.exec(started.html)![1]!.replaceAll(' ', '')
+    const code = () => totpCode(secret, totpStep(ctx.clock.now()))
+    await browser.submit(started, '/account/totp/confirm', { code: code() }, { origin: AUTHD })
+    expect((await forwardAuth('http://app.example.test/admin')).status).toBe(302)
+    ctx.clock.advance(30_000)
+    const prove = await browser.get(loginUrl.pathname + loginUrl.search)
+    expect(prove.html).toContain('app.example.test asks for two-step verification. Enter the 6-digit code from your authenticator app.')
+    const wrong = await browser.submit(prove, '/login/session-factor', { code: code() === '000000' ? '111111' : '000000' }, { origin: AUTHD })
+    expect({ status: wrong.status, code: fieldError(wrong.html, 'code') }).toEqual({ status: 400, code: 'The code is wrong or was used already. Enter a new code.' })
+    const proved = await browser.submit(wrong, '/login/session-factor', { code: code() }, { origin: AUTHD })
+    expect(proved.location).toBe('http://app.example.test/admin')
+    expect((await forwardAuth('http://app.example.test/admin')).status).toBe(200)
+  })
+
+  it('admits a session whose sign-in asked for the code at once', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'two_factor' })
+    const login = await loginFor(ctx, email)
+    const bearer = { authorization: `Bearer ${login.json.data.response.accessToken}` }
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer })).json.data
+    await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: totpCode(secret, totpStep(ctx.clock.now())) } })
+    ctx.clock.advance(30_000)
+    const challenge = await signIn('http://app.example.test/')
+    const passed = await browser.submit(challenge, '/login/second-factor', { code: totpCode(secret, totpStep(ctx.clock.now())) }, { origin: AUTHD })
+    expect(passed.location).toBe('http://app.example.test/')
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
   })
 })

@@ -124,12 +124,19 @@ export interface RequestAsked {
 
 const matchesDomain = (domain: string, host: string) => (domain.startsWith('*.') ? host.endsWith(domain.slice(1)) : host === domain)
 
+/**
+ * Whether a path is a prefix's or beneath it, by whole segments: /health holds /health and
+ * /health/live, never /healthy or /health-admin (a bypass on one must not open the other); a
+ * prefix ending in / holds what is beneath it.
+ */
+const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
+
 /** The first rule that matches, or null (denied). */
 export function matchRule(rules: readonly AccessRule[], asked: RequestAsked): AccessRule | null {
   for (const rule of rules) {
     if (!matchesDomain(rule.domain, asked.host)) continue
     if (rule.methods.length > 0 && !rule.methods.includes(asked.method)) continue
-    if (rule.paths.length > 0 && !rule.paths.some((prefix) => asked.path.startsWith(prefix))) continue
+    if (rule.paths.length > 0 && !rule.paths.some((prefix) => underPrefix(asked.path, prefix))) continue
     return rule
   }
   return null
