@@ -195,6 +195,10 @@ describe('forward-auth', () => {
     await createUser(ctx.runtime, { tenantId: other.id, email: 'eve@example.com', firstName: 'Eve', lastName: 'X', password: PASSWORD })
     const foreign = await ctx.call('POST', '/api/v1/auth/login', { body: { email: 'eve@example.com', password: PASSWORD }, apiKey: (await createApiKey(ctx.runtime, { tenantId: other.id })).key })
     expect((await forwardAuth('http://api.example.test/v1', { cookie: null, authorization: `Bearer ${foreign.json.data.response.accessToken}`, accept: 'application/json' })).status).toBe(401)
+    // An application's own Authorization (Basic, or its own tokens) hides neither the cookie nor the answer.
+    await signIn()
+    expect((await forwardAuth('http://api.example.test/v1', { authorization: 'Basic YWxhZGRpbjpvcGVuc2VzYW1l' })).status).toBe(200)
+    expect((await forwardAuth('http://api.example.test/v1', { authorization: 'Bearer not-an-authd-token' })).status).toBe(200)
     await ctx.call('POST', '/api/v1/auth/logout', { cookie: `refreshToken=${login.refreshCookie}` })
     expect((await forwardAuth('http://api.example.test/v1', { cookie: null, authorization: `Bearer ${token}`, accept: 'application/json' })).status).toBe(401)
   })

@@ -84,24 +84,33 @@ function decide(rule: AccessRule | null, identity: Identity | null): AccessAnswe
   return { outcome: 'allowed', identity, rule }
 }
 
-/** The session the request carries, if it is live and this tenant's; any other is no session. */
+/**
+ * The session the request carries, if it is live and this tenant's; any other is no session. A
+ * bearer token is tried first, then the cookie: an application may have an Authorization of its
+ * own (Basic, or its own tokens) that the proxy passes along, which must not hide the cookie.
+ */
 async function identify(deps: CheckDeps, tenant: Tenant, credential: Credential): Promise<Identity | null> {
-  let caller: Caller
+  const bearer = credential.authorization && /^Bearer /i.test(credential.authorization) ? credential.authorization : null
+  if (bearer) {
+    const caller = await refusedAsNobody(() => authenticateBearer(deps, bearer))
+    if (caller?.tenant.id === tenant.id) return identityOf(deps, caller)
+  }
+  const { sessionToken } = credential
+  if (sessionToken) {
+    const caller = await refusedAsNobody(() => authenticateSessionToken(deps, sessionToken, tenant.id))
+    if (caller) return identityOf(deps, caller)
+  }
+  return null
+}
+
+/** A refusal (an ended session, a disabled user or tenant, a token not authd's) is no session. */
+async function refusedAsNobody(authenticate: () => Promise<Caller>): Promise<Caller | null> {
   try {
-    if (credential.authorization) {
-      caller = await authenticateBearer(deps, credential.authorization)
-      if (caller.tenant.id !== tenant.id) return null
-    } else if (credential.sessionToken) {
-      caller = await authenticateSessionToken(deps, credential.sessionToken, tenant.id)
-    } else {
-      return null
-    }
+    return await authenticate()
   } catch (error) {
-    // (a disabled user or tenant is no session either)
     if (error instanceof AppError && error.status < 500) return null
     throw error
   }
-  return identityOf(deps, caller)
 }
 
 async function identityOf(deps: Pick<Deps, 'store'>, caller: Caller): Promise<Identity> {
