@@ -20,7 +20,7 @@ import type { Tenant } from '../../core/types'
 import { tenantPagesUrl } from '../../core/tenants/tenant-pages'
 import { clientActor, fromTrustedProxy } from '../plugins/client-ip'
 import type { CookieJar } from '../pages/cookies'
-import { domainSessionToken } from './cookie'
+import { domainSessionToken } from '../pages/domain-cookie'
 import type { Actor } from '../../core/audit/audit'
 
 const IDENTITY_HEADERS = ['remote-user', 'remote-email', 'remote-name', 'remote-groups', 'remote-user-id'] as const

@@ -13,7 +13,7 @@ import type { Deps } from '../../core/deps'
 import { logout, type LoginResult } from '../../core/sessions/sessions'
 import { seal, unseal } from '../../core/secrets'
 import type { Tenant } from '../../core/types'
-import { clearDomainCookie, setDomainCookie } from '../forward-auth/cookie'
+import { clearDomainCookie, setDomainCookie } from './domain-cookie'
 import { clearCookie, DEVICE_MAX_AGE_SEC, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
 
 const CONTEXT = 'authd page session'

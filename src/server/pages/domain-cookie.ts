@@ -9,7 +9,7 @@ import type { Deps } from '../../core/deps'
 import { cookieDomainOf, forwardAuthDomainsOf } from '../../core/forward-auth/domains'
 import { seal, unseal } from '../../core/secrets'
 import type { Tenant } from '../../core/types'
-import { readCookie, type CookieJar } from '../pages/cookies'
+import { readCookie, type CookieJar } from './cookies'
 
 const CONTEXT = 'authd forward-auth session'
 
