@@ -126,6 +126,8 @@ export interface RefreshFamily {
   amr: string
   /** When the user last proved who they are in this session: its login, or a reauthentication. */
   authAt: number
+  /** When a forward-auth check last saw the session, recorded at most once a minute (null: never). */
+  lastUsedAt?: number | null
   /** Set for a grant to an OpenID Connect client (core/oidc): its tokens serve that client
    *  only, never authd's own API or pages. */
   clientId?: string | null

@@ -7,6 +7,7 @@ import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/accounts/users'
+import { listUserSessions } from '../../src/core/sessions/sessions'
 import { createTenant } from '../../src/core/tenants/tenants'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createUser } from '../../src/core/accounts/users'
@@ -121,6 +122,19 @@ describe('forward-auth', () => {
     expect(calls.map((call) => call.name)).toEqual(['sessions.findToken', 'groups.groupNamesOfUser'])
   })
 
+  it("records the session's last use at most once a minute, as the account page lists it", async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    ctx.clock.freeze()
+    await signIn()
+    const signedInAt = ctx.clock.now()
+    ctx.clock.advance(90)
+    const calls = recordStoreCalls(ctx.runtime.store)
+    for (let i = 0; i < 3; i++) expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+    expect(calls.filter((call) => call.name === 'sessions.markUsed').length).toBe(1)
+    const [session] = await listUserSessions(ctx.runtime, userId)
+    expect(session!.lastUsedAt).toBe(new Date(signedInAt + 90_000).toISOString())
+  })
+
   it('denies what no rule matches, and a deny rule, to everyone', async () => {
     await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/admin'], policy: 'deny' })
     await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
@@ -163,7 +177,7 @@ describe('forward-auth', () => {
     expect((await denials()).length).toBe(1)
     const detail = JSON.parse((await denials())[0]!.detail)
     expect(detail).toMatchObject({ host: 'app.example.test', path: '/secret', method: 'GET', ruleId: rule.id })
-    ctx.clock.advance(61_000)
+    ctx.clock.advance(61)
     await forwardAuth('http://app.example.test/secret')
     expect((await denials()).length).toBe(2)
   })
@@ -224,7 +238,10 @@ describe('forward-auth', () => {
     // Another instance (or the CLI) adds a rule: this one reads it at its next reload.
     await ctx.runtime.store.accessRules.insert({ id: Bun.randomUUIDv7(), tenantId: ctx.tenantId, domain: 'app.example.test', paths: [], methods: [], policy: 'one_factor', groups: [], createdAt: ctx.clock.now() }, null, 500)
     expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
-    ctx.clock.advance(15_000)
+    ctx.clock.freeze()
+    ctx.clock.advance(14)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
+    ctx.clock.advance(1)
     expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
     const rule = await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'deny', position: 1 })
     expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
@@ -296,7 +313,7 @@ describe('two_factor', () => {
     const code = () => totpCode(secret, totpStep(ctx.clock.now()))
     await browser.submit(started, '/account/totp/confirm', { code: code() }, { origin: AUTHD })
     expect((await forwardAuth('http://app.example.test/admin')).status).toBe(302)
-    ctx.clock.advance(30_000)
+    ctx.clock.advance(30)
     const prove = await browser.get(loginUrl.pathname + loginUrl.search)
     expect(prove.html).toContain('app.example.test asks for two-step verification. Enter the 6-digit code from your authenticator app.')
     const wrong = await browser.submit(prove, '/login/session-factor', { code: code() === '000000' ? '111111' : '000000' }, { origin: AUTHD })
@@ -312,7 +329,7 @@ describe('two_factor', () => {
     const bearer = { authorization: `Bearer ${login.json.data.response.accessToken}` }
     const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer })).json.data
     await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: totpCode(secret, totpStep(ctx.clock.now())) } })
-    ctx.clock.advance(30_000)
+    ctx.clock.advance(30)
     const challenge = await signIn('http://app.example.test/')
     const passed = await browser.submit(challenge, '/login/second-factor', { code: totpCode(secret, totpStep(ctx.clock.now())) }, { origin: AUTHD })
     expect(passed.location).toBe('http://app.example.test/')

@@ -8,6 +8,7 @@ import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { authenticateBearer, authenticateSessionToken, type Caller } from '../sessions/signed-in-user'
 import type { Store } from '../store'
+import { SESSION_USE_GRAIN_MS } from '../sessions/store'
 import type { Tenant, User } from '../types'
 import { matchRule, normalisePath, type RequestAsked } from './rules'
 import { rulesOf } from './rule-book'
@@ -21,6 +22,7 @@ export interface Identity {
   sessionId: string
   amr: string[]
   groups: string[]
+  lastUsedAt: number
 }
 
 export type AccessAnswer =
@@ -114,7 +116,7 @@ async function refusedAsNobody(authenticate: () => Promise<Caller>): Promise<Cal
 }
 
 async function identityOf(deps: Pick<Deps, 'store'>, caller: Caller): Promise<Identity> {
-  return { user: caller.user, sessionId: caller.sessionId, amr: caller.amr, groups: await deps.store.groups.groupNamesOfUser(caller.user.id) }
+  return { user: caller.user, sessionId: caller.sessionId, amr: caller.amr, groups: await deps.store.groups.groupNamesOfUser(caller.user.id), lastUsedAt: caller.lastUsedAt }
 }
 
 /** A denial is audited at most once a minute per user and rule (a refused page reloading, or
@@ -125,6 +127,9 @@ const lastDenials = new WeakMap<Store, Map<string, number>>()
 
 async function report(deps: CheckDeps, tenant: Tenant, asked: RequestAsked, answer: AccessAnswer, actor: Actor) {
   deps.events.notify({ kind: 'forward_auth', outcome: answer.outcome })
+  // The session's last use (listed on the account page), at most once a minute: most checks write nothing.
+  const identity = 'identity' in answer ? answer.identity : null
+  if (identity && deps.clock.now() - identity.lastUsedAt >= SESSION_USE_GRAIN_MS) await deps.store.sessions.markUsed(identity.sessionId, deps.clock.now())
   // (a denial of nobody in particular is counted, not audited: it names no one to look into)
   if (answer.outcome !== 'denied' || !answer.identity) return
   const userId = answer.identity.user.id

@@ -21,6 +21,8 @@ export interface Caller {
   authAt: number
   /** How the user proved who they are in that session (RFC 8176: `pwd`, `otp`, `mfa`, ...). */
   amr: string[]
+  /** When the session was last used, as far as the store knows (its latest token, or a check). */
+  lastUsedAt: number
 }
 
 /** One of the user's sessions, as the user (and an admin) sees it: never a token. */
@@ -61,7 +63,7 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
   if (!found || found.family.userId !== claims.sub || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.user.disabledAt !== null) throw userDisabled()
   if (found.tenant.disabledAt !== null) throw tenantDisabled()
-  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt, amr: amrOf(found.family) }
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt, amr: amrOf(found.family), lastUsedAt: Math.max(found.family.lastUsedAt ?? 0, found.family.createdAt) }
 }
 
 /**
@@ -78,7 +80,7 @@ export async function authenticateSessionToken(deps: Pick<Deps, 'store' | 'clock
   // (an OpenID client's grant is no page session: core/oidc)
   if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.tenant.id !== tenantId || found.user.disabledAt !== null || found.tenant.disabledAt !== null) throw unauthorized()
-  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt, amr: amrOf(found.family) }
+  return { user: found.user, tenant: found.tenant, sessionId: found.family.id, authAt: found.family.authAt, amr: amrOf(found.family), lastUsedAt: Math.max(found.family.lastUsedAt ?? 0, found.token.createdAt) }
 }
 
 /** The session's amr as stored (`pwd,otp`). */
@@ -90,11 +92,12 @@ const isLive = (family: RefreshFamily, now: number) => family.revokedAt === null
 export async function listSessions(deps: Pick<Deps, 'store' | 'clock'>, userId: string, currentSessionId?: string): Promise<SessionView[]> {
   // (an OpenID client's grants are listed as such: core/oidc/grants.ts)
   const live = (await deps.store.sessions.listLive(userId, deps.clock.now())).filter(({ family }) => !family.clientId)
-  // The live token was issued by the session's latest login or refresh: its last use.
+  // The live token was issued by the session's latest login or refresh: its last use, unless
+  // a forward-auth check saw it later (core/forward-auth/check.ts).
   return live.map(({ family, liveToken }) => ({
     sessionId: family.id,
     createdAt: new Date(family.createdAt).toISOString(),
-    lastUsedAt: new Date(liveToken.createdAt).toISOString(),
+    lastUsedAt: new Date(Math.max(liveToken.createdAt, family.lastUsedAt ?? 0)).toISOString(),
     expiresAt: new Date(liveToken.expiresAt).toISOString(),
     userAgent: liveToken.userAgent,
     ip: liveToken.ip,

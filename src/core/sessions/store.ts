@@ -35,6 +35,9 @@ export interface SessionStartRecord {
   audit: AuditEvent
 }
 
+/** A session's use is recorded at most once per this (product spec §24: a check writes nothing in the common case). */
+export const SESSION_USE_GRAIN_MS = 60_000
+
 export interface SessionStore {
   /**
    * Starts a session, with what a login commits beside it, only if the user's session epoch is
@@ -56,6 +59,9 @@ export interface SessionStore {
   revokeFamily(familyId: string, revokedAt: number, reason: string, audit: AuditEvent): Promise<void>
   /** Revokes every live family of the user; returns how many. */
   revokeUserFamilies(userId: string, revokedAt: number, reason: string): Promise<number>
+  /** Records that the session was used at `at`, unless a use within the minute before it is
+   *  recorded already (so a burst of checks writes once). */
+  markUsed(familyId: string, at: number): Promise<void>
   /** Records that the user proved who they are again in this session (if it is live), with the
    *  audit event, and with `amr` the session's new amr (a second factor proved in it); false
    *  if the session is no longer live. */

@@ -107,6 +107,8 @@ export const refreshFamilies = pgTable(
     /** When the user last proved who they are in this session (login, or reauthenticate): a
      *  factor or password change needs it within the last few minutes (core/step-up.ts). */
     authAt: ms('auth_at').notNull().default(0),
+    /** When a forward-auth check last saw the session (core/forward-auth), at most once a minute. */
+    lastUsedAt: ms('last_used_at'),
     clientId: text('client_id'),
     scope: text('scope'),
   },

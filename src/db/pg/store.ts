@@ -4,6 +4,7 @@
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
 import { createPgGroupStore } from './group-store'
 import { createPgAccessRuleStore } from './access-rule-store'
+import { SESSION_USE_GRAIN_MS } from '../../core/sessions/store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
@@ -420,6 +421,12 @@ function createRawPgStore(db: PgDb): Store {
         await db.$client.unsafe(REVOKE_FAMILY, [familyId, revokedAt, reason, a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail])
       },
       revokeUserFamilies: (userId, revokedAt, reason) => revokeSessionsOf(db, { userId }, revokedAt, reason),
+      async markUsed(familyId, at) {
+        await db
+          .update(refreshFamilies)
+          .set({ lastUsedAt: at })
+          .where(and(eq(refreshFamilies.id, familyId), sql`coalesce(${refreshFamilies.lastUsedAt}, 0) <= ${at - SESSION_USE_GRAIN_MS}`))
+      },
       async markAuthenticated(familyId, at, audit, amr) {
         return db.transaction(async (tx) => {
           const marked = await tx

@@ -120,6 +120,8 @@ export const refreshFamilies = sqliteTable(
     /** When the user last proved who they are in this session (login, or reauthenticate): a
      *  factor or password change needs it within the last few minutes (core/step-up.ts). */
     authAt: integer('auth_at').notNull().default(0),
+    /** When a forward-auth check last saw the session (core/forward-auth), at most once a minute. */
+    lastUsedAt: integer('last_used_at'),
     /** Set for a grant to an OpenID Connect client (core/oidc): its tokens serve that client
      *  only, never authd's own API or pages. */
     clientId: text('client_id'),

@@ -4,6 +4,7 @@
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
 import { createGroupStore } from './group-store'
 import { createAccessRuleStore } from './access-rule-store'
+import { SESSION_USE_GRAIN_MS } from '../../core/sessions/store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { ApiKey, SigningKeyRecord, Tenant, User } from '../../core/types'
@@ -376,6 +377,14 @@ export function createSqliteStore(db: Db): Store {
       },
       async revokeUserFamilies(userId, revokedAt, reason) {
         return immediate(() => revokeSessionsOf(db, { userId }, revokedAt, reason))
+      },
+      async markUsed(familyId, at) {
+        await immediate(() => {
+          db.update(refreshFamilies)
+            .set({ lastUsedAt: at })
+            .where(and(eq(refreshFamilies.id, familyId), sql`coalesce(${refreshFamilies.lastUsedAt}, 0) <= ${at - SESSION_USE_GRAIN_MS}`))
+            .run()
+        })
       },
       async markAuthenticated(familyId, at, audit, amr) {
         return immediate(() => {

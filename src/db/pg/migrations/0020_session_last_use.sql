@@ -1,0 +1,1 @@
+ALTER TABLE "refresh_families" ADD COLUMN "last_used_at" bigint;

@@ -1,0 +1,1 @@
+ALTER TABLE `refresh_families` ADD `last_used_at` integer;
