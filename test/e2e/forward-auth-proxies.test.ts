@@ -14,6 +14,7 @@
 // createTestContext's: SQLite in the suite, PostgreSQL with AUTHD_TEST_ENGINE=postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
@@ -235,6 +236,18 @@ class Client {
   }
 }
 
+/** The status of a GET of `target` exactly as written (fetch would resolve its dot segments first). */
+async function rawStatus(port: number, host: string, target: string): Promise<number> {
+  const answer = await new Promise<string>((resolve, reject) => {
+    let received = ''
+    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`))
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')))
+    socket.on('end', () => resolve(received))
+    socket.on('error', reject)
+  })
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)
+}
+
 /** What the application received, from its answer (JSON; HTML with the JSON in <pre id="seen"> for a browser). */
 interface Seen {
   method: string
@@ -420,6 +433,14 @@ for (const name of PROXIES) {
       expect({ status: signedIn.status, identity: identityOf(seenOf(signedIn)), forged: forgedIn(seenOf(signedIn)) }).toEqual({ status: 200, identity: NOBODY, forged: [] })
     })
 
+    it.skipIf(!runProxyTests)('a path that climbs out of a bypass prefix is judged where it lands, as the proxy passes it on unresolved', async () => {
+      for (const path of ['/health/../secret', '/health/%2e%2e/secret', '/health/..%2fsecret', '/health/.%2e/secret', '/health%2f..%2fsecret']) {
+        const status = await rawStatus(proxy().port, `app.example.test:${proxy().port}`, path)
+        expect({ path, refused: status !== 200 }, proxy().log()).toEqual({ path, refused: true })
+      }
+      expect(await rawStatus(proxy().port, `app.example.test:${proxy().port}`, '/health/./status')).toBe(200)
+    })
+
     it.skipIf(!runProxyTests)('methods: the proxy reports the original method, so a bypass of GET on /feed leaves a POST there to the next rule', async () => {
       const json = { accept: 'application/json' }
       expect((await new Client().send(app('/feed'), { headers: json })).status).toBe(200)
@@ -445,6 +466,16 @@ for (const name of PROXIES) {
       // Not signed in, forging: the login page, the application never asked.
       const stranger = await new Client().send(app('/profile'), { headers: FORGED })
       expect(stranger.status).toBe(302)
+    })
+
+    it.skipIf(!runProxyTests)('a name beyond ASCII reaches the application as its UTF-8 bytes', async () => {
+      const email = `zoe.${name}@example.com`
+      await ctx.addUser({ email, firstName: 'Zoë', lastName: 'Ünal-李' })
+      const zoe = new Client()
+      await zoe.signIn(email)
+      const answer = await zoe.send(app('/'), { headers: { accept: 'application/json' } })
+      // (the application, a Bun server, reads each byte of a header as one character)
+      expect(Buffer.from(seenOf(answer).headers['remote-name']!, 'latin1').toString('utf8')).toBe('Zoë Ünal-李')
     })
 
     it.skipIf(!runProxyTests)('a bearer access token of the tenant is a session too', async () => {
