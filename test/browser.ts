@@ -12,11 +12,26 @@ if (!browserAvailable && process.env.CI !== 'true') console.warn(`browser tests 
 
 let launched: Promise<Browser> | undefined
 
+/** Hosts the browser finds on this machine without asking DNS: the forward-auth test's
+ *  applications and authd on a protected domain (app.example.test, auth.example.test, each on
+ *  its own port), as a real browser would see them. example.test is reserved (RFC 2606). */
+export const TEST_DOMAIN = 'example.test'
+
 /** The run's browser: launched once, closed by playwright when the test process exits. */
 export function sharedBrowser(): Promise<Browser> {
   launched ??= chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--host-resolver-rules=MAP *.${TEST_DOMAIN} 127.0.0.1`,
+    ],
   })
   return launched
 }
