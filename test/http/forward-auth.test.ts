@@ -13,6 +13,8 @@ import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, type TestContext } from '../helpers'
 import { fieldError, formOn, PageBrowser, problemText, type PageAnswer } from '../pages'
+import { createMetrics } from '../../src/server/app'
+import type { Metrics } from '../../src/server/metrics'
 
 const AUTHD = 'http://auth.example.test'
 let ctx: TestContext
@@ -20,6 +22,7 @@ let browser: PageBrowser
 let email: string
 let userId: string
 let base: string
+let metrics: Metrics
 
 beforeEach(async () => {
   ctx = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD, AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
@@ -27,6 +30,7 @@ beforeEach(async () => {
   browser = new PageBrowser(ctx, {}, AUTHD)
   base = `/t/${ctx.tenantId}`
   await setForwardAuthDomains(ctx.runtime, ctx.tenantId, ['example.test'])
+  metrics = createMetrics(ctx.runtime)
 })
 afterEach(() => ctx.close())
 
@@ -180,6 +184,19 @@ describe('forward-auth', () => {
     ctx.clock.advance(61)
     await forwardAuth('http://app.example.test/secret')
     expect((await denials()).length).toBe(2)
+    const counted = (await metrics.render()).split('\n').filter((line) => line.startsWith('authd_forward_auth_checks_total'))
+    expect(counted).toEqual(['authd_forward_auth_checks_total{outcome="denied"} 4'])
+  })
+
+  it('counts allowed checks and those sent to sign in, and audits neither', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    await forwardAuth('http://app.example.test/')
+    await signIn()
+    await forwardAuth('http://app.example.test/')
+    await forwardAuth('http://app.example.test/')
+    const counted = (await metrics.render()).split('\n').filter((line) => line.startsWith('authd_forward_auth_checks_total'))
+    expect(counted.sort()).toEqual(['authd_forward_auth_checks_total{outcome="allowed"} 2', 'authd_forward_auth_checks_total{outcome="sign_in"} 1'])
+    expect(await queryDatabase(ctx, "SELECT type FROM audit_events WHERE type LIKE 'forward_auth%'")).toEqual([])
   })
 
   it('ends access with the session: sign-out on the pages, a session ended from the account page, a disabled user', async () => {
