@@ -55,6 +55,37 @@ describe('authd doctor', () => {
     expect(misfit).toMatchObject({ status: 'fail', detail: 'tenant Acme: the RP ID example.com is not a registrable suffix of https://app.example.org: browsers refuse passkeys there' })
   })
 
+  it("fails forward authentication that cannot work: no trusted proxy to ask, or authd's host on none of the tenant's domains", async () => {
+    await authd(['migrate'])
+    const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+    const at = (publicUrl: string, proxies = '') => cliRunner(SOURCE_CLI, dir, { AUTHD_PUBLIC_URL: publicUrl, AUTHD_TRUSTED_PROXIES: proxies })
+    expect((await at('https://auth.example.com')(['tenants', 'update', tenantId, '--forward-auth-domain', 'example.com'])).code).toBe(0)
+    const forwardAuth = (findings: Array<{ check: string; status: string; detail: string; fix?: string }>) => findings.filter((f) => f.check === 'forward auth')
+
+    const noProxy = await at('https://auth.example.com')(['--json', 'doctor'])
+    expect(noProxy.code).toBe(1)
+    expect(forwardAuth(noProxy.json)).toEqual([
+      {
+        check: 'forward auth',
+        status: 'fail',
+        detail: "tenant Acme has forward-auth domains but AUTHD_TRUSTED_PROXIES is empty: authd believes no proxy's account of the original request, so it refuses every check (403)",
+        fix: 'set AUTHD_TRUSTED_PROXIES to the address of the reverse proxy that asks (such as 127.0.0.1) and restart authd',
+      },
+    ])
+    expect(forwardAuth((await at('https://auth.example.com', '127.0.0.1')(['--json', 'doctor'])).json)).toEqual([{ check: 'forward auth', status: 'ok', detail: 'tenant Acme: session cookie for example.com' }])
+
+    // AUTHD_PUBLIC_URL moved off the domain: no cookie would be set.
+    const moved = await at('https://login.example.org', '127.0.0.1')(['doctor'])
+    expect(moved.code).toBe(1)
+    expect(moved.stdout).toContain(
+      "✗ forward auth: tenant Acme: authd's public URL https://login.example.org is on none of its forward-auth domains (example.com): a sign-in sets no session cookie for them, so every check of their applications answers as if nobody had signed in\n" +
+        `    fix: set AUTHD_PUBLIC_URL to an address on one of them, such as https://auth.example.com, or give the domain that holds login.example.org: authd tenants update ${tenantId} --forward-auth-domain <domain>\n`,
+    )
+    // A disabled tenant guards nothing.
+    await authd(['tenants', 'disable', tenantId])
+    expect(forwardAuth((await at('https://login.example.org')(['--json', 'doctor'])).json)).toEqual([])
+  })
+
   it('warns about a mail file that other users can read', async () => {
     await authd(['migrate'])
     mkdirSync(join(dir, 'mail'), { mode: 0o700 })

@@ -46,7 +46,7 @@ describe('authd CLI', () => {
   it('tenants create | list | disable | enable, with the --json shapes of the spec', async () => {
     const tenant = ok(await authd(['--json', 'tenants', 'create', '--name', 'Acme']))
     expect(tenant).toEqual({ tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', audience: `urn:authd:tenant:${tenant.tenantId}` })
-    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, signup: 'closed', disabled: false, createdAt: expect.any(String), returnToOrigins: [] }])
+    expect(ok(await authd(['--json', 'tenants', 'list']))).toEqual([{ ...tenant, signup: 'closed', disabled: false, createdAt: expect.any(String), returnToOrigins: [], forwardAuthDomains: [] }])
     expect(ok(await authd(['--json', 'tenants', 'disable', tenant.tenantId])).disabled).toBe(true)
     expect(ok(await authd(['--json', 'tenants', 'enable', tenant.tenantId])).disabled).toBe(false)
   })
@@ -71,7 +71,7 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
     expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
     const none = await authd(['tenants', 'update', a.tenantId])
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo\n' })
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url or --logo\n' })
     const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
     expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
     expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
@@ -221,7 +221,7 @@ describe('authd CLI', () => {
     it.each([
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
-      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo'],
+      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url or --logo'],
       [['users', 'update', 'nope'], 'nothing to change: give --email, --first-name, --last-name, --type or --email-verified'],
       [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
     ])('a usage error exits 2: %p', async (args, line) => {

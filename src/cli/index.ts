@@ -3,6 +3,7 @@
 import { CommanderError, type Command } from 'commander'
 import { ConfigError } from '../config'
 import { AppError } from '../core/errors'
+import { registerAccessRules } from './commands/access-rules'
 import { registerApiKeys } from './commands/api-keys'
 import { registerAudit } from './commands/audit'
 import { registerBackup } from './commands/backup'
@@ -32,7 +33,7 @@ export function buildProgram(env: Env): Command {
     .option('--data-dir <dir>', 'data directory (env AUTHD_DATA_DIR; default ./data)')
     .option('--database-url <url>', 'database (env AUTHD_DATABASE_URL; default: authd.db in the data dir)')
     .option('--json', 'machine output: one JSON document on stdout')
-  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerGroups, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
+  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerGroups, registerAccessRules, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
     register(program, env)
   }
   return program

@@ -26,6 +26,7 @@ import { adminRoutes } from './routes/admin'
 import { adminWebhookRoutes } from './routes/admin-webhooks'
 import { adminClientRoutes } from './routes/admin-clients'
 import { adminGroupRoutes } from './routes/admin-groups'
+import { adminAccessRuleRoutes } from './routes/admin-access-rules'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -85,6 +86,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(adminWebhookRoutes(deps))
     .use(adminClientRoutes(deps))
     .use(adminGroupRoutes(deps))
+    .use(adminAccessRuleRoutes(deps))
     .use(forwardAuthRoutes(deps))
     .use(pageRoutes(deps))
     .use(oidcRoutes(deps))

@@ -76,8 +76,8 @@ const ERRORS: Record<number, string> = {
   400: 'Malformed request, invalid e-mail, weak password (the message names the rule), an invalid or expired OTP, or (admin API) a body field the endpoint does not take (the message names it)',
   401: 'Missing or invalid API key, wrong credentials, or a bad, expired, revoked or reused token (for a bearer token: or its session ended)',
   403: 'A disabled user or tenant, a tenant user at setup-password, a refused cross-site request, sign-up at a tenant that does not allow it, a change that needs step-up (step_up_required: POST /reauthenticate first), or (admin API) an API key without the admin scope',
-  404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user or group that is not in the key's tenant",
-  409: 'The user already has a password, the e-mail is taken in the tenant, a second TOTP enrolment, a 21st or already registered passkey, a 21st webhook endpoint or the redelivery of a delivery still pending, a group name taken in the tenant, a group that an OpenID client admits by (deleted or renamed), a user in 100 groups, or the Idempotency-Key was used for another request or is still running',
+  404: "Unknown route, a setup token whose user no longer exists, a session that is not the caller's, or (admin API) a user, group or access rule that is not in the key's tenant",
+  409: 'The user already has a password, the e-mail is taken in the tenant, a second TOTP enrolment, a 21st or already registered passkey, a 21st webhook endpoint or the redelivery of a delivery still pending, a group name taken in the tenant, a group that an OpenID client or an access rule admits by (deleted or renamed), a user in 100 groups, a 501st access rule of the tenant, or the Idempotency-Key was used for another request or is still running',
   413: 'Body over 16 KiB',
   429: 'A rate limit or login back-off; see Retry-After',
   503: 'Overloaded (password hashing) or the database is unavailable; see Retry-After',
@@ -131,6 +131,13 @@ const TenantSettings = t.Object({
   pagesUrl: t.String({ description: "Where its pages are: {AUTHD_PUBLIC_URL}/t/{slug or tenantId}" }),
   returnToOrigins: t.Array(t.String(), {
     description: "The origins besides authd's own that a sign-in's return_to may lead to. Read-only here: the operator sets them (authd tenants update --return-to-origin); a PATCH naming them is refused",
+  }),
+  forwardAuthDomains: t.Array(t.String(), {
+    description:
+      "The domains whose applications authd guards at their reverse proxy (forward authentication), where a sign-in's return_to may also lead. Read-only here: the operator sets them (authd tenants update --forward-auth-domain); a PATCH naming them is refused",
+  }),
+  cookieDomain: t.Union([t.String(), t.Null()], {
+    description: "The Domain of the session cookie a sign-in on the pages sets for the forward-auth domains (the widest of them that holds authd's host); null without forward-auth domains, or when AUTHD_PUBLIC_URL is on none of them (no cookie is set)",
   }),
 })
 

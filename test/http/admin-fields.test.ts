@@ -3,6 +3,7 @@
 // ill-typed optional field is named with what it must be, not as "required". The five auth
 // endpoints of the interface keep ignoring unknown fields: their clients are not ours to break.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTestContext, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 
@@ -11,7 +12,9 @@ let ctx: TestContext
 let adminKey: string
 let ids: { userId: string; clientId: string; endpointId: string }
 beforeEach(async () => {
-  ctx = await createTestContext()
+  // (authd on a host of the tenant's forward-auth domain, so that access rules can be added)
+  ctx = await createTestContext({ AUTHD_PUBLIC_URL: 'https://auth.example.com' })
+  await setForwardAuthDomains(ctx.runtime, ctx.tenantId, ['example.com'])
   adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, name: 'backend', scope: 'admin' })).key
   const { userId } = await ctx.addUser()
   const client = await admin('POST', '/clients', { name: 'Wiki', redirectUris: ['https://wiki.example/cb'] })
@@ -65,14 +68,22 @@ const ENDPOINTS: Endpoint[] = [
     illTyped: [{ url: 'https://hooks.example.com/other', description: 7 }, 'description must be a string'],
   },
   { method: 'PATCH', path: (i) => `/webhooks/${i.endpointId}`, valid: { description: 'CRM' }, takes: 'url, events, description, enabled', illTyped: [{ enabled: 'false' }, 'enabled must be a boolean'] },
+  {
+    method: 'POST',
+    path: () => '/access-rules',
+    valid: { domain: 'app.example.com', policy: 'one_factor' },
+    takes: 'domain, paths, methods, policy, groups, position',
+    illTyped: [{ domain: 'app.example.com', policy: 'one_factor', position: '1' }, 'position must be a number'],
+  },
 ]
 
 /** What the endpoint's objects look like now: a refused request must leave them as they were. */
 const state = async () => ({
   users: await queryDatabase(ctx, 'SELECT id, first_name, type FROM users ORDER BY id'),
-  tenant: await queryDatabase(ctx, 'SELECT display_name, passkey_origins FROM tenants'),
+  tenant: await queryDatabase(ctx, 'SELECT display_name, passkey_origins, forward_auth_domains FROM tenants'),
   clients: await queryDatabase(ctx, 'SELECT id, name, redirect_uris FROM oidc_clients ORDER BY id'),
   endpoints: await queryDatabase(ctx, 'SELECT id, description, event_types, disabled_at FROM webhook_endpoints ORDER BY id'),
+  rules: await queryDatabase(ctx, 'SELECT id, position, domain FROM access_rules ORDER BY id'),
 })
 
 describe('admin API bodies', () => {
@@ -95,12 +106,14 @@ describe('admin API bodies', () => {
     },
   )
 
-  it('the reported cases: POST /users {"role":"admin"} creates no one; PATCH /tenant {"returnToOrigins"} changes nothing', async () => {
+  it('the reported cases: POST /users {"role":"admin"} creates no one; PATCH /tenant {"returnToOrigins"} or {"forwardAuthDomains"} changes nothing', async () => {
     const before = await state()
     const role = await admin('POST', '/users', { email: 'eve@example.com', firstName: 'Eve', lastName: 'E', role: 'admin' })
     expect(role.json.message).toStartWith('Unknown field role:')
     const origins = await admin('PATCH', '/tenant', { returnToOrigins: ['https://evil.example'] })
     expect(origins.json.message).toStartWith('returnToOrigins is set by the operator')
+    const domains = await admin('PATCH', '/tenant', { forwardAuthDomains: ['evil.example'] })
+    expect({ status: domains.status, message: domains.json.message }).toEqual({ status: 400, message: 'forwardAuthDomains is set by the operator (authd tenants update --forward-auth-domain), not through the admin API' })
     expect(await state()).toEqual(before)
   })
 

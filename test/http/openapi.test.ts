@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
+import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { setTenantSignup } from '../../src/core/signup/signup'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
@@ -37,6 +38,8 @@ describe('GET /api/v1/auth/openapi.json', () => {
     const result = await new Validator().validate(doc)
     expect(result).toEqual({ valid: true })
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/admin/access-rules',
+      '/api/v1/admin/access-rules/{ruleId}',
       '/api/v1/admin/audit',
       '/api/v1/admin/clients',
       '/api/v1/admin/clients/{clientId}',
@@ -197,6 +200,23 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/admin/groups/{groupId}', 'delete', await admin('DELETE', `/groups/${groupId}`))
     conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
     conforms('/api/v1/admin/users/{userId}', 'delete', await admin('DELETE', `/users/${userId}`))
+
+    conforms('/api/v1/admin/tenant', 'get', await admin('GET', '/tenant'))
+    conforms('/api/v1/admin/tenant', 'patch', await admin('PATCH', '/tenant', { body: { forwardAuthDomains: ['example.com'] } }))
+    const rule = { domain: 'app.example.com', policy: 'one_factor' }
+    conforms('/api/v1/admin/access-rules', 'post', await admin('POST', '/access-rules', { body: rule }))
+    // (as if authd served at auth.example.com: the CLI checks the domains against the public URL)
+    await setForwardAuthDomains({ ...ctx.runtime, config: { ...ctx.runtime.config, publicUrl: 'https://auth.example.com' } }, ctx.tenantId, ['example.com'])
+    conforms('/api/v1/admin/tenant', 'get', await admin('GET', '/tenant'))
+    const added = await admin('POST', '/access-rules', { body: { ...rule, paths: ['/admin'], methods: ['GET'], position: 1 } })
+    conforms('/api/v1/admin/access-rules', 'post', added)
+    conforms('/api/v1/admin/access-rules', 'post', await admin('POST', '/access-rules', { body: { ...rule, position: 0 } }))
+    conforms('/api/v1/admin/access-rules', 'post', await admin('POST', '/access-rules', { body: rule, key: ctx.apiKey }))
+    conforms('/api/v1/admin/access-rules', 'get', await admin('GET', '/access-rules'))
+    conforms('/api/v1/admin/access-rules/{ruleId}', 'get', await admin('GET', `/access-rules/${added.json.data.ruleId}`))
+    conforms('/api/v1/admin/access-rules/{ruleId}', 'get', await admin('GET', '/access-rules/nothing'))
+    conforms('/api/v1/admin/access-rules/{ruleId}', 'delete', await admin('DELETE', `/access-rules/${added.json.data.ruleId}`))
+    conforms('/api/v1/admin/access-rules/{ruleId}', 'delete', await admin('DELETE', `/access-rules/${added.json.data.ruleId}`))
   })
 
   it('describes the real responses of sign-up and verification, success and errors', async () => {

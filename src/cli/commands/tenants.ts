@@ -1,5 +1,7 @@
 import type { Command } from 'commander'
 import { readFileSync } from 'node:fs'
+import { forwardAuthDomainsOf, setForwardAuthDomains } from '../../core/forward-auth/domains'
+import { toForwardAuthSettingsView } from '../../core/forward-auth/view'
 import { setTenantSignup } from '../../core/signup/signup'
 import { setTenantRelyingParty } from '../../core/tenants/relying-party'
 import { createTenant, getTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants/tenants'
@@ -9,7 +11,7 @@ import { contextFrom } from '../context'
 import { isoTime, required, table, UsageError } from '../io'
 import type { Env } from '../env'
 
-const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt), returnToOrigins: returnToOriginsOf(t) })
+const view = (t: Tenant) => ({ tenantId: t.id, name: t.name, audience: t.audience, signup: t.signup, disabled: t.disabledAt !== null, createdAt: isoTime(t.createdAt), returnToOrigins: returnToOriginsOf(t), forwardAuthDomains: forwardAuthDomainsOf(t) })
 /** A repeatable option's values, each of which may also be a comma-separated list. */
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')]
 
@@ -45,10 +47,15 @@ export function registerTenants(program: Command, env: Env) {
       "an origin besides authd's own that a sign-in on the tenant's pages may return to (return_to), such as https://app.example.com; repeat it for several; they replace the tenant's list ('' clears it)",
       collect,
     )
+    .option(
+      '--forward-auth-domain <domain>',
+      "a domain whose applications authd guards at their reverse proxy (forward authentication), such as example.com: authd's public URL must be on a host inside it; repeat it for several; they replace the tenant's list ('' clears it)",
+      collect,
+    )
     .action(async (tenantId: string, opts: UpdateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       if (Object.values(opts).every((v) => v === undefined)) {
-        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --slug, --display-name, --accent-color, --logo-url or --logo')
+        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url or --logo')
       }
       const pages = pagesInput(opts)
       const updated = await ctx.withRuntime(async (rt) => {
@@ -59,21 +66,29 @@ export function registerTenants(program: Command, env: Env) {
           tenant = await setTenantRelyingParty(rt, tenantId, { rpId: opts.passkeyRpId, origins: opts.passkeyOrigins?.split(',').filter((o) => o.trim() !== '') })
         }
         if (opts.returnToOrigin !== undefined) tenant = await setTenantReturnToOrigins(rt, tenantId, opts.returnToOrigin.filter((o) => o.trim() !== ''))
+        // (checked against rt.config.publicUrl: without AUTHD_PUBLIC_URL, the one authd serve recorded)
+        if (opts.forwardAuthDomain !== undefined) tenant = await setForwardAuthDomains(rt, tenantId, opts.forwardAuthDomain.filter((d) => d.trim() !== ''))
         return settingsOf(rt, tenant)
       })
       ctx.linkWritten()
       const returnTo = updated.returnToOrigins.length > 0 ? `, return_to also to ${updated.returnToOrigins.join(', ')}` : ''
-      ctx.out.result(updated, () => `${summary(updated)}, pages at ${updated.pagesUrl}${returnTo}`)
+      const forwardAuth = updated.forwardAuthDomains.length > 0 ? `, ${forwardAuthLine(updated)}` : ''
+      ctx.out.result(updated, () => `${summary(updated)}, pages at ${updated.pagesUrl}${returnTo}${forwardAuth}`)
     })
 
   tenants
     .command('show <tenantId>')
-    .description("a tenant's settings: token audience, sign-up, passkeys, pages and the origins return_to may lead to")
+    .description("a tenant's settings: token audience, sign-up, passkeys, pages, the origins return_to may lead to and forward authentication")
     .action(async (tenantId: string, _: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const shown = await ctx.withRuntime(async (rt) => settingsOf(rt, await getTenant(rt, tenantId)))
       ctx.linkWritten()
-      ctx.out.result(shown, () => `${summary(shown)}\npages at ${shown.pagesUrl}\nreturn_to may lead to authd's own pages${shown.returnToOrigins.length > 0 ? ` and ${shown.returnToOrigins.join(', ')}` : ' only'}`)
+      ctx.out.result(shown, () => [
+        summary(shown),
+        `pages at ${shown.pagesUrl}`,
+        `return_to may lead to authd's own pages${shown.returnToOrigins.length > 0 ? ` and ${shown.returnToOrigins.join(', ')}` : ' only'}`,
+        shown.forwardAuthDomains.length > 0 ? forwardAuthLine(shown) : 'forward authentication off (no --forward-auth-domain)',
+      ])
     })
 
   tenants
@@ -97,11 +112,16 @@ export function registerTenants(program: Command, env: Env) {
   }
 }
 
-type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; returnToOrigin?: string[]; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
+type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; returnToOrigin?: string[]; forwardAuthDomain?: string[]; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
 
-const settingsOf = (rt: Parameters<typeof toTenantSettingsView>[0], tenant: Tenant) => ({ ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant) })
+const settingsOf = (rt: Parameters<typeof toTenantSettingsView>[0], tenant: Tenant) => ({ ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant), ...toForwardAuthSettingsView(rt.config, tenant) })
 const summary = (t: ReturnType<typeof settingsOf>) =>
   `tenant ${t.name} (${t.tenantId}): token audience ${t.audience}, sign-up ${t.signup}, passkeys for ${t.passkeyRpId} from ${t.passkeyOrigins.join(', ')}`
+
+/** Which domains the tenant guards, and the cookie a sign-in sets for them (none: authd's host moved off them). */
+const forwardAuthLine = (t: ReturnType<typeof settingsOf>) =>
+  `forward authentication for ${t.forwardAuthDomains.join(', ')}: ` +
+  (t.cookieDomain ? `session cookie for ${t.cookieDomain}` : `no session cookie, authd's public URL is on none of them (see authd doctor)`)
 
 /** The pages' settings as typed: '' clears one (back to its default). */
 function pagesInput(opts: UpdateOptions): TenantPagesInput {

@@ -9,6 +9,7 @@ import { openEngine, redactUrl } from '../../db/engine'
 import { migrationStatus } from '../../db/sqlite/migrate'
 import { openPostgres } from '../../db/pg/client'
 import { pgMigrationStatus } from '../../db/pg/migrate'
+import { cookieDomainOf, forwardAuthDomainsOf } from '../../core/forward-auth/domains'
 import { isIpAddress, relyingPartyOf, rpIdFitsOrigin } from '../../core/tenants/relying-party'
 import type { Tenant } from '../../core/types'
 import { readTlsPair } from '../../server/listen'
@@ -157,7 +158,9 @@ async function dataChecks(config: Config): Promise<Finding[]> {
         })
       }
     }
-    findings.push(...passkeyChecks(config, await store.tenants.list()))
+    const tenants = await store.tenants.list()
+    findings.push(...passkeyChecks(config, tenants))
+    findings.push(...forwardAuthChecks(config, tenants))
     const { failed } = await store.outbox.countByStatus()
     findings.push(
       failed === 0
@@ -185,6 +188,40 @@ export function passkeyChecks(config: Config, tenants: Tenant[]): Finding[] {
     if (misfits.length > 0) findings.push({ check: 'passkeys', status: 'fail', detail: `tenant ${tenant.name}: the RP ID ${rp.rpId} is not a registrable suffix of ${misfits.join(', ')}: browsers refuse passkeys there`, fix })
   }
   if (findings.length === 0 && tenants.length > 0) findings.push({ check: 'passkeys', status: 'ok', detail: "every tenant's RP ID fits its allowed origins" })
+  return findings
+}
+
+/**
+ * Forward authentication (spec §24) as a browser and the proxy would meet it: the session
+ * cookie a sign-in sets must be for a domain that holds authd's own host (else none is set and
+ * every check asks to sign in again), and the proxy's X-Forwarded-* or X-Original-* headers are
+ * believed only from AUTHD_TRUSTED_PROXIES (else every check is refused with a 403).
+ */
+export function forwardAuthChecks(config: Pick<Config, 'publicUrl' | 'trustedProxies'>, tenants: Tenant[]): Finding[] {
+  const guarding = tenants.filter((t) => t.disabledAt === null).map((tenant) => ({ tenant, domains: forwardAuthDomainsOf(tenant) })).filter(({ domains }) => domains.length > 0)
+  if (guarding.length === 0) return []
+  const findings: Finding[] = []
+  const host = new URL(config.publicUrl).hostname
+  for (const { tenant, domains } of guarding) {
+    if (cookieDomainOf(domains, config.publicUrl) !== null) continue
+    findings.push({
+      check: 'forward auth',
+      status: 'fail',
+      detail: `tenant ${tenant.name}: authd's public URL ${config.publicUrl} is on none of its forward-auth domains (${domains.join(', ')}): a sign-in sets no session cookie for them, so every check of their applications answers as if nobody had signed in`,
+      fix: `set AUTHD_PUBLIC_URL to an address on one of them, such as https://auth.${domains[0]}, or give the domain that holds ${host}: authd tenants update ${tenant.id} --forward-auth-domain <domain>`,
+    })
+  }
+  if (config.trustedProxies.length === 0) {
+    findings.push({
+      check: 'forward auth',
+      status: 'fail',
+      detail: `${guarding.map(({ tenant }) => `tenant ${tenant.name}`).join(', ')} ${guarding.length === 1 ? 'has' : 'have'} forward-auth domains but AUTHD_TRUSTED_PROXIES is empty: authd believes no proxy's account of the original request, so it refuses every check (403)`,
+      fix: 'set AUTHD_TRUSTED_PROXIES to the address of the reverse proxy that asks (such as 127.0.0.1) and restart authd',
+    })
+  }
+  if (findings.length === 0) {
+    findings.push({ check: 'forward auth', status: 'ok', detail: guarding.map(({ tenant, domains }) => `tenant ${tenant.name}: session cookie for ${cookieDomainOf(domains, config.publicUrl)}`).join('; ') })
+  }
   return findings
 }
 

@@ -4,6 +4,7 @@
 // confined to the key's tenant and audited with the key's id.
 import { Elysia, t } from 'elysia'
 import { readAudit } from '../../core/audit/audit'
+import { toForwardAuthSettingsView } from '../../core/forward-auth/view'
 import type { Deps } from '../../core/deps'
 import { resetMfa } from '../../core/mfa/enrolment'
 import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
@@ -196,11 +197,11 @@ export const adminRoutes = (deps: Deps) =>
           displayName: t.Optional(t.Union([t.String(), t.Null()])),
           accentColor: t.Optional(t.Union([t.String(), t.Null()])),
           logoUrl: t.Optional(t.Union([t.String(), t.Null()])),
-        }, { refused: { returnToOrigins: OPERATOR_ONLY } }),
+        }, { refused: { returnToOrigins: OPERATOR_ONLY, forwardAuthDomains: FORWARD_AUTH_OPERATOR_ONLY } }),
         detail: {
           summary: "Change the tenant's settings: its pages and its passkey relying party",
           description:
-            'returnToOrigins cannot be set here (400): the operator sets them with the CLI. slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
+            'returnToOrigins and forwardAuthDomains cannot be set here (400): the operator sets them with the CLI. slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
           security: ADMIN_KEY,
           responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [400, 401, 403, 409, 413, 503]),
         },
@@ -229,9 +230,11 @@ export const adminRoutes = (deps: Deps) =>
  *  --return-to-origin`): an admin key that could set them would make authd a redirector to a
  *  site of its choosing. Named in a PATCH, they are refused, not silently dropped. */
 const OPERATOR_ONLY = 'returnToOrigins is set by the operator (authd tenants update --return-to-origin), not through the admin API'
+/** The same for the protected domains: a sign-in's return_to may lead anywhere on them. */
+const FORWARD_AUTH_OPERATOR_ONLY = 'forwardAuthDomains is set by the operator (authd tenants update --forward-auth-domain), not through the admin API'
 
-/** The tenant as the admin API shows it: its settings and those of its pages. */
-const tenantView = (deps: Deps, tenant: Tenant) => ({ ...toTenantSettingsView(deps, tenant), ...toTenantPagesView(deps.config, tenant) })
+/** The tenant as the admin API shows it: its settings, those of its pages and of forward authentication. */
+const tenantView = (deps: Deps, tenant: Tenant) => ({ ...toTenantSettingsView(deps, tenant), ...toTenantPagesView(deps.config, tenant), ...toForwardAuthSettingsView(deps.config, tenant) })
 
 function invalidSince(): never {
   throw badRequest('since must be an ISO 8601 date or date-time, such as 2026-11-01 or 2026-11-01T12:00:00Z')
