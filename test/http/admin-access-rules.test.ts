@@ -68,7 +68,7 @@ describe('the admin API', () => {
       [{ ...rule, policy: 'allow' }, 'policy must be one of bypass, one_factor, two_factor, deny'],
       [{ domain: 'app.example.test' }, 'policy is required and must be a string'],
       [{ ...rule, methods: ['GET', 'FETCH'] }, 'methods must be HTTP methods (GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, CONNECT, TRACE): "FETCH"'],
-      [{ ...rule, groups: ['admins', 'ghosts'] }, 'The tenant has no group named ghosts'],
+      [{ ...rule, groups: ['admins', 'ghosts'] }, 'No group named ghosts in the tenant'],
       [{ ...rule, policy: 'bypass', groups: ['admins'] }, 'groups apply to one_factor and two_factor rules, not to bypass'],
       [{ ...rule, policy: 'deny', groups: ['admins'] }, 'groups apply to one_factor and two_factor rules, not to deny'],
       [{ ...rule, domain: 'app.example.org' }, "app.example.org is not inside the tenant's forward-auth domains (example.test)"],
@@ -205,7 +205,7 @@ describe('authd access-rules', () => {
     }
     for (const [args, line] of [
       [[...add, '--policy', 'allow'], 'policy must be one of bypass, one_factor, two_factor, deny'],
-      [[...add, '--policy', 'one_factor', '--groups', 'ghosts'], 'The tenant has no group named ghosts'],
+      [[...add, '--policy', 'one_factor', '--groups', 'ghosts'], 'No group named ghosts in the tenant'],
       [['access-rules', 'add', '--tenant', ctx.tenantId, '--domain', 'app.example.org', '--policy', 'deny'], "app.example.org is not inside the tenant's forward-auth domains (example.test)"],
       [['access-rules', 'list', '--tenant', 'nope'], 'Tenant not found: nope'],
       [['access-rules', 'remove', 'nope'], 'Access rule not found: nope'],

@@ -4,7 +4,7 @@
 import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { badRequest, conflict, notFoundById } from '../errors'
-import { validateGroupName } from '../groups/groups'
+import { requireGroupNames, validateGroupName } from '../groups/groups'
 import { getTenant } from '../tenants/tenants'
 import { forwardAuthDomainsOf, isWithin, validateDomainName } from './domains'
 import { forgetRules } from './rule-book'
@@ -46,6 +46,15 @@ function validateRuleDomain(raw: unknown, protectedDomains: string[]): string {
   return wildcard ? `*.${host}` : host
 }
 
+/** A group name of a rule's list, stored lower-case; a malformed one named as the list's. */
+function groupNameIn(raw: string): string {
+  try {
+    return validateGroupName(raw)
+  } catch {
+    throw badRequest(`groups must be group names (1 to 64 characters of a-z, 0-9, ".", "_" and "-"): ${JSON.stringify(raw.slice(0, 70))}`)
+  }
+}
+
 function validatePaths(raw: unknown): string[] {
   const paths = listOf('paths', raw).map((path) => path.trim())
   for (const path of paths) {
@@ -79,14 +88,10 @@ export async function addAccessRule(deps: RuleDeps, tenantId: string, input: Acc
   const tenant = await getTenant(deps, tenantId)
   const domain = validateRuleDomain(input.domain, forwardAuthDomainsOf(tenant))
   const policy = validatePolicy(input.policy)
-  const groups = [...new Set(listOf('groups', input.groups).map(validateGroupName))]
+  const groups = [...new Set(listOf('groups', input.groups).map(groupNameIn))]
   // A bypass admits everyone and a deny no one: groups there would read as a promise the rule does not keep.
   if (groups.length > 0 && (policy === 'bypass' || policy === 'deny')) throw badRequest(`groups apply to one_factor and two_factor rules, not to ${policy}`)
-  if (groups.length > 0) {
-    const found = new Set((await deps.store.groups.findByNames(tenantId, groups)).map((group) => group.name))
-    const unknown = groups.filter((name) => !found.has(name))
-    if (unknown.length > 0) throw badRequest(`The tenant has no group named ${unknown.join(', ')}`)
-  }
+  if (groups.length > 0) await requireGroupNames(deps, tenantId, groups)
   const rule = { id: Bun.randomUUIDv7(), tenantId, domain, paths: validatePaths(input.paths), methods: validateMethods(input.methods), policy, groups, createdAt: deps.clock.now() }
   const added = await deps.store.accessRules.insert(rule, validatePosition(input.position), MAX_RULES)
   if (added === 'full') throw conflict(`The tenant has ${MAX_RULES} access rules, the most it may have`)
