@@ -24,7 +24,7 @@ import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { updateTenantPages } from '../../src/core/tenants/tenant-pages'
 import { silentLogger } from '../../src/log'
 import { startServer, type RunningServer } from '../../src/server/serve'
-import { loaded, runBrowserTests, sharedBrowser } from '../browser'
+import { loaded, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { createTestContext, loginFor, PASSWORD, tempDir, type TestContext } from '../helpers'
 import { freePort } from '../oidc-journey'
 import { formOn } from '../pages'
@@ -546,4 +546,53 @@ describe('who may ask, and where a sign-in may return', () => {
     expect(own.status).toBe(200)
     expect(own.text).toContain(`After signing in you go on to app.example.test:${proxies.nginx.port}.`)
   })
+})
+
+describe('the pages on the way back to an application', () => {
+  it.skipIf(!runJourneys)('Chromium, without JavaScript: the login page, the set-up, code and no-access steps work by keyboard and pass axe (no serious or critical finding)', async () => {
+    const browser: Browser = await sharedBrowser()
+    const context = await browser.newContext({ javaScriptEnabled: false })
+    const checker = await browser.newContext({ bypassCSP: true })
+    const accessible = async (state: string) => expect({ state, violations: await seriousViolations(checker, page) }).toEqual({ state, violations: [] })
+    const heading = async () => (await page.locator('h1').textContent())?.trim()
+    const page = await context.newPage()
+    try {
+      const { email } = await ctx.addUser({ email: 'ally@example.com' })
+      const wanted = `${proxies.nginx.app}/admin/settings`
+      await page.goto(wanted)
+      expect(await page.locator('main').textContent()).toContain(`After signing in you go on to app.example.test:${proxies.nginx.port}.`)
+      await accessible('login, going on to an application')
+      await page.getByLabel('E-mail address').fill(email)
+      await page.getByLabel('Password').fill(PASSWORD)
+      await loaded(page, () => page.keyboard.press('Enter'))
+      // Signed in with a password only: /admin/ asks for a second factor, and Ally has none.
+      expect(await heading()).toBe('Two-step verification needed')
+      expect(await page.locator('main').textContent()).toContain('and your account has none yet')
+      await accessible('second factor to set up')
+      await loaded(page, () => page.getByRole('link', { name: 'Set up two-step verification' }).click())
+      await loaded(page, () => page.getByRole('button', { name: 'Turn on two-step verification' }).click())
+      const secret = (await page.locator('p code').textContent())!.replaceAll(' ', '')
+      await page.getByLabel('Code', { exact: true }).fill(currentCode(secret))
+      await loaded(page, () => page.getByRole('button', { name: 'Turn on' }).click())
+      ctx.clock.advance(30)
+      await page.goto(wanted)
+      expect(await heading()).toBe('Two-step verification needed')
+      await accessible('second factor asked')
+      await page.getByLabel('Code', { exact: true }).fill(currentCode(secret) === '000000' ? '111111' : '000000')
+      await loaded(page, () => page.keyboard.press('Enter'))
+      expect(await page.locator('.problem').textContent()).toContain('The code is wrong or was used already.')
+      await accessible('second factor refused')
+      await page.getByLabel('Code', { exact: true }).fill(currentCode(secret))
+      await loaded(page, () => page.keyboard.press('Enter'))
+      expect(page.url()).toBe(wanted)
+      expect(JSON.parse((await page.locator('#seen').textContent())!).headers['remote-user']).toBe(email)
+      // Not in admins: the application's admins-only pages are refused at authd with a way out.
+      await page.goto(`${pages}/login?return_to=${encodeURIComponent(`${proxies.nginx.app}/admins-only/x`)}`)
+      expect(await heading()).toBe(`You do not have access to app.example.test:${proxies.nginx.port}`)
+      await accessible('no access')
+    } finally {
+      await context.close()
+      await checker.close()
+    }
+  }, 60_000)
 })
