@@ -237,10 +237,11 @@ class Client {
 }
 
 /** The status of a GET of `target` exactly as written (fetch would resolve its dot segments first). */
-async function rawStatus(port: number, host: string, target: string): Promise<number> {
+async function rawStatus(port: number, host: string, target: string, headers: Record<string, string> = {}): Promise<number> {
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
   const answer = await new Promise<string>((resolve, reject) => {
     let received = ''
-    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`))
+    const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\n${extra}Connection: close\r\n\r\n`))
     socket.on('data', (chunk) => (received += chunk.toString('latin1')))
     socket.on('end', () => resolve(received))
     socket.on('error', reject)
@@ -306,6 +307,8 @@ beforeAll(async () => {
   await rule({ paths: ['/admin/'], policy: 'two_factor' })
   await rule({ paths: ['/admins-only/'], policy: 'one_factor', groups: ['admins'] })
   await rule({ policy: 'one_factor' })
+  // A host open to all, which a client must not be able to name in place of the one the proxy serves.
+  await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'public.example.test', policy: 'bypass' })
   // (nothing for other hosts: refused by default)
 
   proxies.nginx = await startNginx()
@@ -511,6 +514,22 @@ for (const name of PROXIES) {
         const answer = await new Client().send(`${base}${path}`, { headers: asked })
         expect({ path, status: answer.status }).toEqual({ path, status: 404 })
       }
+      // authd reads a \\ in a path as /: written as it is (fetch would change it), it meets the same refusal, or a check
+      // without its original request (400): never an answer.
+      for (const path of ['/authz\\auth-request', '/authz\\forward-auth', '\\authz/auth-request', '/%2e%2e/acme/authz\\auth-request']) {
+        const status = await rawStatus(proxy().port, `auth.example.test:${proxy().port}`, `/t/${SLUG}${path}`, asked)
+        expect({ path, answered: status === 200 || status === 401 || status === 403 }, proxy().log()).toEqual({ path, answered: false })
+      }
+    })
+
+    it.skipIf(!runProxyTests)('a client cannot choose the host authd judges: a Host with userinfo, or a request line naming another host', async () => {
+      const target = `app.example.test:${proxy().port}`
+      for (const host of [`app.example.test:1@public.example.test`, `${target}@public.example.test`]) {
+        const status = await rawStatus(proxy().port, host, '/admin/secret')
+        expect({ host, refused: status !== 200 }, proxy().log()).toEqual({ host, refused: true })
+      }
+      const status = await rawStatus(proxy().port, 'public.example.test', `http://${target}/admin/secret`)
+      expect({ absolute: true, refused: status !== 200 }, proxy().log()).toEqual({ absolute: true, refused: true })
     })
   })
 }

@@ -153,11 +153,13 @@ describe('forward-auth', () => {
     await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/admin'], policy: 'deny' })
     await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
     await signIn()
-    for (const path of ['/%61dmin', '/public/../admin', '//admin', '/public/%2e%2e/admin/x', '/./admin', '/public\\..\\admin']) {
+    for (const path of ['/%61dmin', '/public/../admin', '//admin', '/public/%2e%2e/admin/x', '/./admin', '/public\\..\\admin', '/public/..;/admin', '/public/..%3b/admin', '/admin;jsessionid=x', '/ADMIN', '/Admin/x', '/admin.', '/admin%20', '/admin./x']) {
       expect({ path, status: (await forwardAuth(`http://app.example.test${path}`)).status }).toEqual({ path, status: 403 })
     }
     expect((await forwardAuth('http://app.example.test/public/admin')).status).toBe(200)
     expect((await forwardAuth('http://app.example.test/%E0%A4%A')).status).toBe(400)
+    // (some applications stop reading a path at a NUL)
+    expect((await forwardAuth('http://app.example.test/admin%00.png')).status).toBe(400)
   })
 
   it("admits members of a rule's groups only, and lists the user's groups sorted in Remote-Groups", async () => {
@@ -245,8 +247,34 @@ describe('forward-auth', () => {
     expect(foreignUrl.status).toBe(400)
   })
 
-  it("answers 404 for a tenant that does not exist, and nothing from another tenant's cookie", async () => {
+  it('answers 404 for a tenant that does not exist or protects no domain, and decides nothing for a host off its domains', async () => {
     expect((await ctx.call('GET', '/t/nobody/authz/forward-auth', { apiKey: null })).status).toBe(404)
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'bypass' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.lab.example.test', policy: 'bypass' })
+    await setForwardAuthDomains(ctx.runtime, ctx.tenantId, ['example.test', 'lab.example.test'])
+    expect((await forwardAuth('http://app.lab.example.test/')).status).toBe(200)
+    // Narrowed by the operator (authd at auth.lab.example.test, say): the rule left behind for app.example.test decides nothing.
+    await ctx.runtime.store.tenants.updateSettings(ctx.tenantId, { forwardAuthDomains: JSON.stringify(['lab.example.test']) })
+    ctx.clock.advance(15)
+    expect((await forwardAuth('http://app.example.test/')).status).toBe(403)
+    expect((await forwardAuth('http://app.lab.example.test/')).status).toBe(200)
+    // Turned off: the checks answer 404 (nginx and Caddy then refuse every request), whatever rules stay.
+    await ctx.runtime.store.tenants.updateSettings(ctx.tenantId, { forwardAuthDomains: null })
+    ctx.clock.advance(15)
+    const off = await forwardAuth('http://app.lab.example.test/')
+    expect({ status: off.status, text: off.text }).toEqual({ status: 404, text: 'No tenant here protects a domain with forward authentication' })
+  })
+
+  it('refuses an original URL whose host is not a host: a URL parser and the proxy would read it apart', async () => {
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'public.example.test', policy: 'bypass' })
+    for (const url of ['http://app.example.test:1@public.example.test/admin', 'http://user@public.example.test/', 'http://app example.test/']) {
+      expect({ url, status: (await authRequest(url)).status }).toEqual({ url, status: 400 })
+    }
+    for (const host of ['app.example.test:1@public.example.test', 'public.example.test/x', 'public.example.test?x']) {
+      const answer = await ctx.call('GET', `${base}/authz/forward-auth`, { apiKey: null, headers: { 'x-forwarded-method': 'GET', 'x-forwarded-proto': 'http', 'x-forwarded-host': host, 'x-forwarded-uri': '/admin' } })
+      expect({ host, status: answer.status, text: answer.text }).toEqual({ host, status: 400, text: 'The original request names no host: a host name or address, with at most a port' })
+    }
+    expect((await authRequest('http://PUBLIC.example.test.:8443/')).status).toBe(200)
   })
 
   it('holds the rules in memory: a rule written by another instance is in force within 15 s, one added here at once', async () => {

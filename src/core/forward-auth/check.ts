@@ -10,6 +10,7 @@ import { authenticateBearer, authenticateSessionToken, type Caller } from '../se
 import type { Store } from '../store'
 import { SESSION_USE_GRAIN_MS } from '../sessions/store'
 import type { Tenant, User } from '../types'
+import { forwardAuthDomainsOf, isWithin } from './domains'
 import { matchRule, normalisePath, type RequestAsked } from './rules'
 import { rulesOf } from './rule-book'
 import type { AccessRule } from './types'
@@ -55,7 +56,7 @@ export function askedOf(host: string, rawPath: string, method: string): RequestA
 
 /** Whether the original request may go on, and as whom. */
 export async function checkAccess(deps: CheckDeps, tenant: Tenant, asked: RequestAsked, credential: Credential, actor: Actor): Promise<AccessAnswer> {
-  const rule = matchRule(await rulesOf(deps, tenant.id), asked)
+  const rule = await ruleFor(deps, tenant, asked)
   // A bypass asks nobody, and reads nothing from the store.
   const answer =
     rule?.policy === 'bypass' ? ({ outcome: 'allowed', identity: null, rule } as const) : decide(rule, await identify(deps, tenant, credential))
@@ -71,10 +72,17 @@ export async function checkAccess(deps: CheckDeps, tenant: Tenant, asked: Reques
 export async function checkReturn(deps: CheckDeps, tenant: Tenant, caller: Caller, url: URL, actor: Actor): Promise<AccessAnswer> {
   const asked = askedOf(url.host, url.pathname, 'GET')
   if (!asked) return { outcome: 'denied', identity: null, rule: null }
-  const rule = matchRule(await rulesOf(deps, tenant.id), asked)
+  const rule = await ruleFor(deps, tenant, asked)
   const answer = rule?.policy === 'bypass' ? ({ outcome: 'allowed', identity: null, rule } as const) : decide(rule, await identityOf(deps, caller))
   await report(deps, tenant, asked, answer, actor)
   return answer
+}
+
+/** The rule that decides, or null: none matches, or the host is off the tenant's protected
+ *  domains (a rule left behind when the operator narrowed them decides nothing). */
+async function ruleFor(deps: CheckDeps, tenant: Tenant, asked: RequestAsked): Promise<AccessRule | null> {
+  if (!forwardAuthDomainsOf(tenant).some((domain) => isWithin(asked.host, domain))) return null
+  return matchRule(await rulesOf(deps, tenant.id), asked)
 }
 
 function decide(rule: AccessRule | null, identity: Identity | null): AccessAnswer {

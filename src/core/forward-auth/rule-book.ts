@@ -6,6 +6,7 @@ import type { Deps } from '../deps'
 import type { Store } from '../store'
 import { findTenantForPages } from '../tenants/tenant-pages'
 import type { Tenant } from '../types'
+import { forwardAuthDomainsOf } from './domains'
 import type { AccessRule } from './types'
 
 export const RULES_RELOAD_MS = 15_000
@@ -56,8 +57,13 @@ const tenants = new Book<Tenant | null>()
 /** The tenant's rules in order, from memory when read within the last 15 s. */
 export const rulesOf = (deps: Pick<Deps, 'store' | 'clock'>, tenantId: string) => rules.get(deps, tenantId, () => deps.store.accessRules.list(tenantId))
 
-/** The tenant a check's URL names (slug or id), enabled, from memory when read within the last 15 s. */
-export const tenantForChecks = (deps: Pick<Deps, 'store' | 'clock'>, ref: string) => tenants.get(deps, ref, () => findTenantForPages(deps, ref))
+/** The tenant a check's URL names (slug or id), enabled and protecting a domain (none: its
+ *  forward authentication is off, whatever rules it kept), from memory when read within the last 15 s. */
+export const tenantForChecks = (deps: Pick<Deps, 'store' | 'clock'>, ref: string) =>
+  tenants.get(deps, ref, async () => {
+    const tenant = await findTenantForPages(deps, ref)
+    return tenant && forwardAuthDomainsOf(tenant).length > 0 ? tenant : null
+  })
 
 /** A change made here: the next check reads the rules again. */
 export function forgetRules(store: Store, tenantId: string): void {

@@ -56,11 +56,16 @@ function groupNameIn(raw: string): string {
 }
 
 function validatePaths(raw: unknown): string[] {
-  const paths = listOf('paths', raw).map((path) => path.trim())
-  for (const path of paths) {
-    // (matched against the decoded path: rules.ts matchesPath)
-    if (!path.startsWith('/') || path.length > MAX_PATH || /[\s\u0000-\u001f\u007f?#]/.test(path)) throw badRequest(`paths must be path prefixes starting with / (at most ${MAX_PATH} characters, no query): ${JSON.stringify(path.slice(0, 50))}`)
-  }
+  const paths = listOf('paths', raw).map((typed) => {
+    const path = typed.trim()
+    const refused = `paths must be path prefixes starting with / (at most ${MAX_PATH} characters, no query): ${JSON.stringify(path.slice(0, 50))}`
+    if (!path.startsWith('/') || path.length > MAX_PATH || /[\s\u0000-\u001f\u007f?#]/.test(path)) throw badRequest(refused)
+    // Written as a request's path is read (normalisePath: decoded, lower case, no `;` parameter),
+    // or the rule could never match.
+    const normal = normalisePath(path)
+    if (normal === null) throw badRequest(refused)
+    return normal
+  })
   return [...new Set(paths)]
 }
 
@@ -148,10 +153,13 @@ export function matchRule(rules: readonly AccessRule[], asked: RequestAsked): Ac
 }
 
 /**
- * The path a rule is matched against, as the application behind the proxy will read it:
- * without its query, percent-decoded once, `\\` read as `/`, dot segments resolved, repeated
- * slashes folded. A rule on /admin must hold for /%61dmin, /public/../admin and //admin alike.
- * Null for a path that does not decode.
+ * The path a rule is matched against, as the applications behind proxies read it, the most
+ * lenient of them included: without its query, percent-decoded once, `\\` read as `/`, each
+ * segment cut at `;` (Tomcat's and Jetty's path parameters: `/admin;x` is `/admin` there) and
+ * rid of trailing dots and spaces (Windows: `/admin.` is `/admin`), dot segments resolved,
+ * repeated slashes folded, in lower case (Express and IIS route `/ADMIN` as `/admin`). A rule on
+ * /admin must hold for every path some application reads as /admin. Null for a path that does
+ * not decode or holds a control character (`%00`: some applications stop reading there).
  */
 export function normalisePath(raw: string): string | null {
   let decoded: string
@@ -160,8 +168,16 @@ export function normalisePath(raw: string): string | null {
   } catch {
     return null
   }
+  if (/[\u0000-\u001f\u007f]/.test(decoded)) return null
   const segments: string[] = []
-  const parts = decoded.replace(/\\/g, '/').split('/')
+  const parts = decoded
+    .toLowerCase()
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((part) => {
+      const cut = part.split(';', 1)[0]!
+      return cut === '.' || cut === '..' ? cut : cut.replace(/[. ]+$/, '')
+    })
   for (const part of parts) {
     if (part === '' || part === '.') continue
     if (part === '..') segments.pop()

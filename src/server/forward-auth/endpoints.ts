@@ -43,7 +43,7 @@ export const forwardAuthRoutes = (deps: Deps) => {
   async function check(ctx: CheckRequest, original: (headers: Headers) => Original): Promise<{ answer: AccessAnswer; url: URL; tenant: Tenant } | string> {
     if (!trusted(ctx.request)) return answer(ctx, 403, 'Forward authentication answers trusted proxies only (AUTHD_TRUSTED_PROXIES)')
     const tenant = await tenantForChecks(deps, ctx.params.tenant)
-    if (!tenant) return answer(ctx, 404, 'No such tenant')
+    if (!tenant) return answer(ctx, 404, 'No tenant here protects a domain with forward authentication')
     const read = original(ctx.request.headers)
     if ('problem' in read) return answer(ctx, 400, read.problem)
     const asked: RequestAsked | null = askedOf(read.url.host, read.url.pathname, read.method)
@@ -86,7 +86,9 @@ function forwardedRequest(headers: Headers): Original {
   const method = headers.get('x-forwarded-method')
   if (!host || !uri || !method) return { problem: 'A forward-auth check needs X-Forwarded-Host, X-Forwarded-Uri and X-Forwarded-Method from the proxy' }
   const proto = headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() || 'https'
-  return urlOf(`${proto}://${host.split(',')[0]!.trim()}${uri.startsWith('/') ? uri : `/${uri}`}`, method)
+  const authority = host.split(',')[0]!.trim()
+  if (!AUTHORITY.test(authority)) return { problem: NO_HOST }
+  return urlOf(`${proto}://${authority}${uri.startsWith('/') ? uri : `/${uri}`}`, method)
 }
 
 /** nginx's headers, as authd's snippet sets them: X-Original-URL and X-Original-Method. */
@@ -97,14 +99,26 @@ function originalRequest(headers: Headers): Original {
   return urlOf(raw, method)
 }
 
+/**
+ * The original URL, whose authority must be a host name or address with at most a port: a
+ * URL parser reads `app.example.com:1@other.example.com` as the host other.example.com, where
+ * the proxy may have routed by app.example.com (a client's Host header, copied into the URL by
+ * a proxy, must not choose which host authd judges).
+ */
+const AUTHORITY = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+const NO_HOST = 'The original request names no host: a host name or address, with at most a port'
+
 function urlOf(raw: string, method: string): Original {
+  const parts = /^(https?):\/\/([^/?#\\]*)(.*)$/i.exec(raw)
+  if (!parts) return { problem: 'The original request names no http(s) URL' }
+  if (!AUTHORITY.test(parts[2]!)) return { problem: NO_HOST }
   let url: URL
   try {
     url = new URL(raw)
   } catch {
     return { problem: 'The original request names no URL' }
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') return { problem: 'The original request names no http(s) URL' }
   if (!/^[A-Za-z]{1,20}$/.test(method)) return { problem: 'The original request names no HTTP method' }
   return { url, method }
 }
