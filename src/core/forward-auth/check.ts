@@ -2,7 +2,7 @@
 // (server/forward-auth): the first rule that matches the original request decides, then the
 // session (the domain cookie's or a bearer token's) is judged against it. A check reads the
 // rules from memory, and at most the session with its user and the user's group names from the
-// store; it writes nothing but a sampled denial.
+// store; it writes nothing but a sampled denial and, at most once a minute, the session's last use.
 import { auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
