@@ -28,10 +28,12 @@ type Cli = (args: string[], stdin?: string) => any
  *   and the data directory), and may be async (bench/scale.ts fills the database)
  * @param options.serveEnv settings for the server only, over `env`
  * @param options.binary another build than BINARY (an A/B of two builds in one run)
+ * @param options.port the first server's port (default any free one): for a public URL that
+ *   names it, set before the server starts (bench/forward-auth.ts)
  */
 export async function startAuthd(
   env: Record<string, string> = {},
-  options: { seed?: (cli: Cli, tenantId: string, dataDir: string) => void | Promise<void>; serveEnv?: Record<string, string>; binary?: string; existingDataDir?: string } = {},
+  options: { seed?: (cli: Cli, tenantId: string, dataDir: string) => void | Promise<void>; serveEnv?: Record<string, string>; binary?: string; existingDataDir?: string; port?: number } = {},
 ) {
   const binary = options.binary ?? BINARY
   if (!(await Bun.file(binary).exists())) throw new Error('build first: npm run build')
@@ -49,7 +51,7 @@ export async function startAuthd(
   await options.seed?.(cli, tenantId, dataDir)
   const serverEnv = { ...process.env, ...env, ...options.serveEnv }
   const spawnedAt = performance.now()
-  const first = await spawnServer(dataDir, serverEnv, binary)
+  const first = await spawnServer(dataDir, serverEnv, binary, options.port)
   /** From the spawn to the "listening" log line. */
   const startupMs = performance.now() - spawnedAt
   const extra: Array<Awaited<ReturnType<typeof spawnServer>>> = []
@@ -82,7 +84,7 @@ export async function startAuthd(
   }
 }
 
-const spawnServer = (dataDir: string, env: Record<string, string | undefined>, binary = BINARY) => spawnListening([binary, '--data-dir', dataDir, 'serve', '--port', '0'], env)
+const spawnServer = (dataDir: string, env: Record<string, string | undefined>, binary = BINARY, port = 0) => spawnListening([binary, '--data-dir', dataDir, 'serve', '--port', String(port)], env)
 
 /** Starts a server (authd, or a yardstick of baseline-server.ts) and waits for the log line
  *  that says where it listens; its log is drained from then on. */
