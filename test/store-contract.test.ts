@@ -708,6 +708,23 @@ for (const [engine, define, open] of engines) {
         expect(await store.groups.groupNamesOfUser(u.id)).toEqual(['alpha'])
       }))
 
+      it("reads a session token with its user's group names in byte order, in one read, as findToken reads it", withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const f = family(u)
+        const first = token(f.id)
+        await store.sessions.createFamily(f, first, 0)
+        expect(await store.sessions.findTokenWithGroups(first.tokenHash)).toEqual({ ...(await store.sessions.findToken(first.tokenHash))!, groups: [] })
+        const named = ['ab', 'a-b', 'b', 'a.b']
+        for (const name of named) {
+          const g = group(t.id, name)
+          await store.groups.insert(g)
+          await store.groups.addMembers(g, [u.id], now, 100)
+        }
+        expect((await store.sessions.findTokenWithGroups(first.tokenHash))!.groups).toEqual(['a-b', 'a.b', 'ab', 'b'])
+        expect((await store.sessions.findTokenWithGroups(first.tokenHash))!.groups).toEqual(await store.groups.groupNamesOfUser(u.id))
+        expect(await store.sessions.findTokenWithGroups('no-such-hash')).toBeNull()
+      }))
+
       it('drops the memberships of an erased user and of a deleted group, and writes an import\'s memberships with its users or not at all', withEngine(async ({ store }) => {
         const { t, u } = await seeded(store)
         const other = user(t.id, 'other@example.com')

@@ -36,7 +36,7 @@ import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
 import { errorPage, PAGES_PREFIX } from './pages/error-page'
 import { pageRoutes } from './pages'
-import { forwardAuthRoutes } from './forward-auth/endpoints'
+import { CHECK_ROUTES, forwardAuthRoutes } from './forward-auth/endpoints'
 import { oauthErrorAnswer, oidcCors, oidcRoutes } from './oidc'
 
 export const API_PREFIX = '/api/v1/auth'
@@ -55,7 +55,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     // (errors on the pages' paths are drawn as pages: server/pages/error-page.ts)
     // (the OpenID Provider's JSON endpoints answer errors as RFC 6749 writes them: server/oidc)
     .use(errors(logger, { holdMs: deps.config.refusalHoldMs, maxHeld: MAX_HELD_REFUSALS }, (request, error) => oauthErrorAnswer(request, error) ?? errorPage(request, error)))
-    .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies)))
+    .use(observability(logger, metrics, fromTrustedProxy(deps.config.trustedProxies), CHECK_ROUTES))
     .use(oidcCors())
     .use(corsFor(new Set(corsOrigins)))
     .use(openapiDocument(VERSION))

@@ -13,7 +13,9 @@ import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, type TestContext } from '../helpers'
 import { fieldError, formOn, PageBrowser, problemText, type PageAnswer } from '../pages'
-import { createMetrics } from '../../src/server/app'
+import { createApp, createMetrics } from '../../src/server/app'
+import { jsonLogger } from '../../src/log'
+import { peerAddresses } from '../../src/server/plugins/client-ip'
 import type { Metrics } from '../../src/server/metrics'
 
 const AUTHD = 'http://auth.example.test'
@@ -117,13 +119,13 @@ describe('forward-auth', () => {
     expect((await forwardAuth('http://app.example.test/health-admin', { cookie: null })).status).toBe(302)
   })
 
-  it("reads at most the session with its user and the user's groups for an admitted check, and writes nothing", async () => {
+  it("reads the session with its user and the user's groups in one read for an admitted check, and writes nothing", async () => {
     await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
     await signIn()
     await forwardAuth('http://app.example.test/')
     const calls = recordStoreCalls(ctx.runtime.store)
     expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
-    expect(calls.map((call) => call.name)).toEqual(['sessions.findToken', 'groups.groupNamesOfUser'])
+    expect(calls.map((call) => call.name)).toEqual(['sessions.findTokenWithGroups'])
   })
 
   it("records the session's last use at most once a minute, as the account page lists it", async () => {
@@ -188,6 +190,21 @@ describe('forward-auth', () => {
     expect((await denials()).length).toBe(2)
     const counted = (await metrics.render()).split('\n').filter((line) => line.startsWith('authd_forward_auth_checks_total'))
     expect(counted).toEqual(['authd_forward_auth_checks_total{outcome="denied"} 4'])
+  })
+
+  it('logs a check that refuses, not one that passes (a proxy asks about every request it serves)', async () => {
+    const lines: string[] = []
+    const app = createApp(ctx.runtime, jsonLogger((line) => lines.push(line)))
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', paths: ['/open'], policy: 'bypass' })
+    const ask = async (path: string) => {
+      const request = new Request(`http://localhost${base}/authz/auth-request`, { headers: { 'x-original-url': `http://app.example.test${path}`, 'x-original-method': 'GET' } })
+      peerAddresses.set(request, '127.0.0.1')
+      return (await app.handle(request)).status
+    }
+    expect(await ask('/open')).toBe(200)
+    expect(lines).toEqual([])
+    expect(await ask('/closed')).toBe(403)
+    expect(lines.map((line) => JSON.parse(line)).map(({ msg, path, status }) => ({ msg, path, status }))).toEqual([{ msg: 'request', path: `${base}/authz/auth-request`, status: 403 }])
   })
 
   it('counts allowed checks and those sent to sign in, and audits neither', async () => {

@@ -10,7 +10,7 @@ import { passwordChangedNotice } from '../mail/outbox'
 import { checkPasswordPolicy } from '../accounts/password-policy'
 import { refreshTokenKey } from './refresh-tokens'
 import { requireRecentAuth } from './recent-auth'
-import type { RefreshFamily, Tenant, User } from '../types'
+import type { RefreshFamily, RefreshToken, Tenant, User } from '../types'
 
 export interface Caller {
   user: User
@@ -75,8 +75,11 @@ export async function authenticateBearer(deps: CallerDeps, authorization: string
  */
 export async function authenticateSessionToken(deps: Pick<Deps, 'store' | 'clock'>, token: string | undefined, tenantId: string): Promise<Caller> {
   if (!token || token.length > 128) throw unauthorized()
-  const found = await deps.store.sessions.findToken(refreshTokenKey(token))
-  const now = deps.clock.now()
+  return sessionTokenCaller(await deps.store.sessions.findToken(refreshTokenKey(token)), tenantId, deps.clock.now())
+}
+
+/** The caller of a session token's rows (findToken's), by authenticateSessionToken's rules. */
+export function sessionTokenCaller(found: { token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null, tenantId: string, now: number): Caller {
   // (an OpenID client's grant is no page session: core/oidc)
   if (!found || found.token.spentAt !== null || found.token.expiresAt <= now || found.family.clientId || !isLive(found.family, now)) throw unauthorized()
   if (found.tenant.id !== tenantId || found.user.disabledAt !== null || found.tenant.disabledAt !== null) throw unauthorized()

@@ -47,6 +47,9 @@ export interface SessionStore {
   createFamily(family: RefreshFamily, firstToken: RefreshToken, userEpoch: number, record?: SessionStartRecord): Promise<boolean>
   /** The token, its family, and the family's user and tenant: everything a refresh reads, in one query. */
   findToken(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant } | null>
+  /** findToken's rows and the names of the user's groups, sorted: everything a forward-auth
+   *  check reads (core/forward-auth), in one read (one statement on PostgreSQL). */
+  findTokenWithGroups(tokenHash: string): Promise<{ token: RefreshToken; family: RefreshFamily; user: User; tenant: Tenant; groups: string[] } | null>
   /** Spends the token and adds its successor, only if the token was still unspent (false if not);
    *  with `audit`, the event that reports the rotation is committed with it. */
   rotate(tokenId: string, spentAt: number, successor: RefreshToken, audit?: AuditEvent): Promise<boolean>

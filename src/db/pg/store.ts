@@ -154,6 +154,21 @@ function createRawPgStore(db: PgDb): Store {
       .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
       .where(eq(refreshTokens.tokenHash, p('hash')))
       .prepare('authd_token_by_hash'),
+    tokenWithGroupsByHash: db
+      .select({
+        token: refreshTokens,
+        family: refreshFamilies,
+        user: users,
+        tenant: tenants,
+        // (byte order, as the group store's own read: core/groups)
+        groups: sql<string[]>`coalesce((SELECT array_agg(g.name ORDER BY g.name COLLATE "C") FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ${users.id}), '{}')`,
+      })
+      .from(refreshTokens)
+      .innerJoin(refreshFamilies, eq(refreshFamilies.id, refreshTokens.familyId))
+      .innerJoin(users, eq(users.id, refreshFamilies.userId))
+      .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
+      .where(eq(refreshTokens.tokenHash, p('hash')))
+      .prepare('authd_token_with_groups_by_hash'),
     sessionById: db
       .select({ family: refreshFamilies, user: users, tenant: tenants })
       .from(refreshFamilies)
@@ -388,6 +403,10 @@ function createRawPgStore(db: PgDb): Store {
       },
       async findToken(hash) {
         const [row] = await q.tokenByHash.execute({ hash })
+        return row ?? null
+      },
+      async findTokenWithGroups(hash) {
+        const [row] = await q.tokenWithGroupsByHash.execute({ hash })
         return row ?? null
       },
       async rotate(tokenId, spentAt, successor, audit) {

@@ -84,10 +84,17 @@ export function createSqliteStore(db: Db): Store {
     return family && user && tenant ? { family, user, tenant } : null
   }
   const findSessionSnapshot = db.$client.transaction(sessionOf)
-  const findTokenSnapshot = db.$client.transaction((hash: string) => {
+  const tokenOf = (hash: string) => {
     const token = q.tokenByHash.get({ hash })
     const session = token && sessionOf(token.familyId)
     return token && session ? { token, ...session } : null
+  }
+  const findTokenSnapshot = db.$client.transaction(tokenOf)
+  // (byte order, as the group store's own read: core/groups)
+  const groupNamesOf = db.$client.prepare<{ name: string }, [string]>('SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ? ORDER BY g.name')
+  const findTokenWithGroupsSnapshot = db.$client.transaction((hash: string) => {
+    const found = tokenOf(hash)
+    return found && { ...found, groups: groupNamesOf.all(found.user.id).map((row) => row.name) }
   })
 
   const revokeFamiliesSignedBy = (kid: string, now: number) =>
@@ -345,6 +352,9 @@ export function createSqliteStore(db: Db): Store {
       },
       async findToken(hash) {
         return findTokenSnapshot(hash)
+      },
+      async findTokenWithGroups(hash) {
+        return findTokenWithGroupsSnapshot(hash)
       },
       async rotate(tokenId, spentAt, successor, audit) {
         return immediate(() => {

@@ -23,6 +23,10 @@ import type { CookieJar } from '../pages/cookies'
 import { domainSessionToken } from '../pages/domain-cookie'
 import type { Actor } from '../../core/audit/audit'
 
+/** The checks' routes: a proxy asks one about every request it serves, so a passing answer is
+ *  counted in the metrics, not logged (app.ts; the proxy logs the request itself). */
+export const CHECK_ROUTES: ReadonlySet<string> = new Set(['/t/:tenant/authz/forward-auth', '/t/:tenant/authz/auth-request'])
+
 const IDENTITY_HEADERS = ['remote-user', 'remote-email', 'remote-name', 'remote-groups', 'remote-user-id'] as const
 
 interface CheckRequest {

@@ -23,9 +23,17 @@ export function recordPeer(request: Request, received: Request, server: PeerSour
   else peerAddresses.set(request, server.requestIP(received)?.address ?? '')
 }
 
+/** The peer once asked for, kept on the request: each ask is a system call (getpeername), and a
+ *  forward-auth check asks three times (its request id, its trust, its actor). */
+const PEER = Symbol('authd.peer')
+
 const peerOf = (request: Request): string | undefined => {
-  const server = (request as Request & { [RECEIVED_BY]?: PeerSource })[RECEIVED_BY]
-  return server ? (server.requestIP(request)?.address ?? '') : peerAddresses.get(request)
+  const held = request as Request & { [RECEIVED_BY]?: PeerSource; [PEER]?: string }
+  if (held[PEER] !== undefined) return held[PEER]
+  const server = held[RECEIVED_BY]
+  const peer = server ? (server.requestIP(request)?.address ?? '') : peerAddresses.get(request)
+  if (peer !== undefined) held[PEER] = peer
+  return peer
 }
 
 type Ranges = Config['trustedProxies']

@@ -63,8 +63,12 @@ function requestSeries(metrics: Metrics) {
   }
 }
 
-/** @param keepsIncomingId whether a request's own X-Request-Id may name it (client-ip.ts, fromTrustedProxy) */
-export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId: (request: Request) => boolean) => {
+/**
+ * @param keepsIncomingId whether a request's own X-Request-Id may name it (client-ip.ts, fromTrustedProxy)
+ * @param quietRoutes routes besides the probes whose passing answers are counted, not logged
+ */
+export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId: (request: Request) => boolean, quietRoutes: ReadonlySet<string> = new Set()) => {
+  const quiet = new Set([...PROBE_ROUTES, ...quietRoutes])
   const seriesFor = requestSeries(metrics)
   // The trace rides on the request (under a symbol of this module) rather than on its
   // context: a request no route matches gets no derived context, and it too must be timed and
@@ -96,8 +100,9 @@ export const observability = (logger: Logger, metrics: Metrics, keepsIncomingId:
       series.observe(seconds)
       const error = errorCodes.get(request)
       if (error) metrics.errors.inc({ code: error })
-      // Load balancers probe every few seconds: a probe that passed is counted, not logged.
-      if (status >= 400 || !PROBE_ROUTES.has(route ?? '')) {
+      // Load balancers probe every few seconds, and a proxy asks a forward-auth check about
+      // every request it serves: one that passed is counted, not logged.
+      if (status >= 400 || !quiet.has(route ?? '')) {
         logger.log(status >= 500 ? 'error' : 'info', 'request', {
           requestId: trace?.requestId,
           method: request.method,
