@@ -33,8 +33,9 @@
 //   npm run build && bun bench/forward-auth.ts
 //   AUTHD_BENCH_POSTGRES_URL=postgres://root@127.0.0.1:5432/test BENCH_ROUNDS=6 bun bench/forward-auth.ts
 //
-// The domains, groups and rules are made through core/ (the CLI of this build has no commands
-// for them yet), on the database the CLI made, before the server starts.
+// The domains, groups and rules are made through core/ (the functions `authd tenants update
+// --forward-auth-domain` and `authd access-rules add` call), on the database the CLI made,
+// before the server starts.
 import { SQL } from 'bun'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
