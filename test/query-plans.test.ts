@@ -22,6 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createApiKey } from '../src/core/tenants/api-keys'
 import { createClient } from '../src/core/oidc/clients'
 import { createEndpoint } from '../src/core/webhooks/endpoints'
+import { setForwardAuthDomains } from '../src/core/forward-auth/domains'
+import { addAccessRule } from '../src/core/forward-auth/rules'
 import { WebhookWorker } from '../src/core/webhooks/worker'
 import { silentLogger } from '../src/log'
 import { peerAddresses } from '../src/server/plugins/client-ip'
@@ -180,6 +182,18 @@ const REQUEST_PATHS: Array<[string, (j: Journey) => Promise<unknown>]> = [
     },
   ],
   [
+    'forward-auth check',
+    async (j) => {
+      await setForwardAuthDomains(j.ctx.runtime, j.ctx.tenantId, ['example.com'])
+      await addAccessRule(j.ctx.runtime, j.ctx.tenantId, { domain: 'app.example.com', policy: 'one_factor' })
+      await j.browser.signIn(await j.browser.follow(`/t/${j.ctx.tenantId}/login?prompt=login`), j.email)
+      const cookie = `authd_session_${j.ctx.tenantId}=${j.browser.cookies.get(`authd_session_${j.ctx.tenantId}`)}`
+      const original = { 'x-forwarded-method': 'GET', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example.com', 'x-forwarded-uri': '/' }
+      const checked = await j.ctx.call('GET', `/t/${j.ctx.tenantId}/authz/forward-auth`, { apiKey: null, cookie, headers: original })
+      expect({ status: checked.status, user: checked.headers.get('remote-user') }).toEqual({ status: 200, user: j.email })
+    },
+  ],
+  [
     'webhook fan-out, delivery and the deliveries listing',
     async (j) => {
       const worker = new WebhookWorker(j.ctx.runtime, silentLogger, { pollMs: 25 })
@@ -285,7 +299,7 @@ describe('request-path queries use an index', () => {
     observeQueries((sql, params) => {
       if (isRowQuery(sql) && !current.has(sql)) current.set(sql, params)
     })
-    ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0', AUTHD_WEBHOOKS_ALLOW_INSECURE: '1' })
+    ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0', AUTHD_WEBHOOKS_ALLOW_INSECURE: '1', AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
     const email = (await ctx.addUser({ email: 'ada@example.com' })).email
     const mfaEmail = (await ctx.addUser({ email: 'grace@example.com' })).email
     const { key: adminKey } = await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, name: 'admin', scope: 'admin' })
