@@ -48,12 +48,12 @@ export const TABLES = [
   'webhookEndpoints',
   'webhookDeliveries',
   'accessRules',
+  'groups',
+  'groupMembers',
   // Last: on a SQLite target (or a PostgreSQL one whose tables the role does not own) the rows
   // copied above fired the webhook triggers, writing events for changes that are not new;
   // those are discarded before the source's events are copied.
   'webhookEvents',
-  'groups',
-  'groupMembers',
 ] as const
 type TableName = (typeof TABLES)[number]
 
