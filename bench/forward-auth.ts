@@ -150,7 +150,7 @@ http {
       proxy_set_header Host auth.${DOMAIN}:${authdPort};
       proxy_pass_request_body off;
       proxy_set_header Content-Length "";
-      proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
+      proxy_set_header X-Original-URL $scheme://$server_name:$server_port$request_uri;
       proxy_set_header X-Original-Method $request_method;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     }
