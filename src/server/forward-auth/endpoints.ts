@@ -1,6 +1,6 @@
 // Forward authentication's endpoints (product spec §24), one per proxy protocol, around the one
-// decision of core/forward-auth/check.ts:
-// (Any method is answered: nginx's subrequest keeps the original request's.)
+// decision of core/forward-auth/check.ts (any method is answered: nginx's subrequest keeps the
+// original request's):
 //   GET /t/{tenant}/authz/forward-auth   Caddy forward_auth, Traefik ForwardAuth: the original
 //       request in X-Forwarded-Method/-Proto/-Host/-Uri; not signed in: 302 to the login page
 //       for a browser's page (a GET or HEAD that accepts text/html), else 401
