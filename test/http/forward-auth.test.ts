@@ -9,6 +9,7 @@ import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/accounts/users'
 import { listUserSessions } from '../../src/core/sessions/sessions'
 import { createTenant } from '../../src/core/tenants/tenants'
+import { setTenantReturnToOrigins } from '../../src/core/tenants/tenant-pages'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, recordStoreCalls, type TestContext } from '../helpers'
@@ -334,6 +335,16 @@ describe('return_to and the pages', () => {
     const back = await browser.get(new URL(sent.headers.get('location')!).pathname + new URL(sent.headers.get('location')!).search)
     expect(back.location).toBe('http://app.example.test/')
     expect((await forwardAuth('http://app.example.test/')).status).toBe(200)
+  })
+
+  it('judges an application the operator also registered as a return_to origin like any other on the domain', async () => {
+    await setTenantReturnToOrigins(ctx.runtime, ctx.tenantId, ['https://app.example.test'])
+    await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'admins' })
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor', groups: ['admins'] })
+    await signIn()
+    const page = await browser.get(`${base}/login?return_to=${encodeURIComponent('https://app.example.test/')}`)
+    expect(page.status).toBe(403)
+    expect(page.html).toContain('<h1>You do not have access to app.example.test</h1>')
   })
 
   it('tells a signed-in user whom the rules keep out so, with a way to switch accounts, instead of a loop', async () => {

@@ -6,6 +6,7 @@
 // it here, per request, keeps the return URL in the request (no redirect loops between tabs).
 import { Elysia } from 'elysia'
 import { checkReturn } from '../../core/forward-auth/check'
+import { isOnProtectedDomain } from '../../core/forward-auth/domains'
 import type { Deps } from '../../core/deps'
 import { hasConfirmedTotp } from '../../core/mfa/factor'
 import { proveSecondFactorInSession } from '../../core/sign-in/step-up'
@@ -21,11 +22,13 @@ import { pageSessionToken } from './page-session'
 import { missing, problemOf } from './problems'
 import { returnTarget } from './return-to'
 
-/** Whether a return_to leads to a forward-auth domain of the tenant (and not to authd or a registered origin). */
+/** Whether a return_to leads to an application on a forward-auth domain of the tenant (not to
+ *  authd itself; an origin the operator also registered for return_to counts as one, or a
+ *  browser without the domain cookie would go round between it and the login page). */
 export function toProtectedApplication(page: Page, target: string): URL | null {
   const url = new URL(target)
-  if (url.origin === page.origin || page.returnToOrigins.includes(url.origin)) return null
-  return page.protectedDomains.length > 0 ? url : null
+  if (url.origin === page.origin) return null
+  return isOnProtectedDomain(page.protectedDomains, url, page.publicUrl) ? url : null
 }
 
 /** A signed-in browser sent on to a protected application: judged, then on its way or told why not. */
