@@ -36,7 +36,6 @@
 // The domains, groups and rules are made through core/ (the functions `authd tenants update
 // --forward-auth-domain` and `authd access-rules add` call), on the database the CLI made,
 // before the server starts.
-import { SQL } from 'bun'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -45,7 +44,7 @@ import { setForwardAuthDomains } from '../src/core/forward-auth/domains'
 import { addAccessRule } from '../src/core/forward-auth/rules'
 import { addMembers, createGroup } from '../src/core/groups/groups'
 import { openRuntime } from '../src/runtime'
-import { cpuSeconds, load, median, ms, NO_LIMITS, PASSWORD, startAuthd, type Result } from './lib'
+import { cpuSeconds, load, median, ms, NO_LIMITS, onBenchDatabase, PASSWORD, startAuthd, type Result } from './lib'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
@@ -388,27 +387,8 @@ function report(r: Awaited<ReturnType<typeof measure>>) {
 export async function forwardAuthBench() {
   console.log(`forward auth: ${ROUNDS} rounds of ${SECONDS} s, ${CONCURRENCY} clients, floods of ${FLOOD_SECONDS} s, ${navigator.hardwareConcurrency} cores; load average at the start ${loadAverage()}`)
   const results = [await measure('SQLite', {})]
-  const admin = new SQL(ADMIN_URL, { max: 1, connectionTimeout: 3 })
-  let reachable = true
-  try {
-    await admin`SELECT 1`
-  } catch (error) {
-    reachable = false
-    console.log(`PostgreSQL skipped: none at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message}); set AUTHD_BENCH_POSTGRES_URL`)
-  }
-  if (reachable) {
-    const database = `authd_bench_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-    const url = new URL(ADMIN_URL)
-    url.pathname = `/${database}`
-    try {
-      await admin.unsafe(`CREATE DATABASE ${database}`)
-      const backends = async () => (await admin`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`).map((row: { pid: number }) => row.pid)
-      results.push(await measure('PostgreSQL', { AUTHD_DATABASE_URL: url.toString() }, backends))
-    } finally {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {})
-    }
-  }
-  await admin.close()
+  const onPostgres = await onBenchDatabase(ADMIN_URL, (url, backends) => measure('PostgreSQL', { AUTHD_DATABASE_URL: url }, backends))
+  if (onPostgres) results.push(onPostgres)
   for (const r of results) report(r)
   console.log(`\nload average at the end ${loadAverage()}`)
 }

@@ -8,11 +8,10 @@
 //
 // The groups are made through core/groups (the CLI of this build need not have the commands),
 // on the database the CLI made, before the server starts.
-import { SQL } from 'bun'
 import { loadConfig } from '../src/config'
 import { addMembers, createGroup } from '../src/core/groups/groups'
 import { openRuntime } from '../src/runtime'
-import { loadWithCpu, median, NO_LIMITS, PASSWORD, startAuthd, type Result } from './lib'
+import { loadWithCpu, median, NO_LIMITS, onBenchDatabase, PASSWORD, startAuthd, type Result } from './lib'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
@@ -105,26 +104,8 @@ async function measure(name: string, env: Record<string, string>) {
 
 export async function groupsBench() {
   const results = [await measure('SQLite', {})]
-  const admin = new SQL(ADMIN_URL, { max: 1, connectionTimeout: 3 })
-  let reachable = true
-  try {
-    await admin`SELECT 1`
-  } catch (error) {
-    reachable = false
-    console.log(`PostgreSQL skipped: none at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message}); set AUTHD_BENCH_POSTGRES_URL`)
-  }
-  if (reachable) {
-    const database = `authd_bench_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-    const url = new URL(ADMIN_URL)
-    url.pathname = `/${database}`
-    try {
-      await admin.unsafe(`CREATE DATABASE ${database}`)
-      results.push(await measure('PostgreSQL', { AUTHD_DATABASE_URL: url.toString() }))
-    } finally {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {})
-    }
-  }
-  await admin.close()
+  const onPostgres = await onBenchDatabase(ADMIN_URL, (url) => measure('PostgreSQL', { AUTHD_DATABASE_URL: url }))
+  if (onPostgres) results.push(onPostgres)
   console.log(`\nGroups: a user in ${GROUPS} groups / a user in none, same server, median over ${ROUNDS} alternating rounds of ${SECONDS}s, ${CONCURRENCY} clients (goal >= 0.95)\n`)
   for (const r of results) {
     console.log(`${r.name.padEnd(11)} throughput: login ${r.login}, refresh ${r.refresh}`)

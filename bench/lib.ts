@@ -1,4 +1,5 @@
 // Shared by the benchmarks: start dist/authd in its own process, drive its CLI, summarise.
+import { SQL } from 'bun'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -183,4 +184,33 @@ export async function load(name: string, seconds: number, concurrency: number, m
   )
   latencies.sort((a, b) => a - b)
   return { name, requests, answered: latencies.length, errors, statuses, perSecond: requests / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99) }
+}
+
+/**
+ * Runs `measure` on a PostgreSQL database made for it on the server of `adminUrl` and dropped
+ * afterwards, given its URL and a way to list the backends serving it; says so and returns
+ * null when no server answers there.
+ */
+export async function onBenchDatabase<T>(adminUrl: string, measure: (url: string, backends: () => Promise<number[]>) => Promise<T>): Promise<T | null> {
+  const admin = new SQL(adminUrl, { max: 1, connectionTimeout: 3 })
+  try {
+    try {
+      await admin`SELECT 1`
+    } catch (error) {
+      console.log(`PostgreSQL skipped: none at ${adminUrl.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message}); set AUTHD_BENCH_POSTGRES_URL`)
+      return null
+    }
+    const database = `authd_bench_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+    const url = new URL(adminUrl)
+    url.pathname = `/${database}`
+    try {
+      await admin.unsafe(`CREATE DATABASE ${database}`)
+      const backends = async () => (await admin`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`).map((row: { pid: number }) => row.pid)
+      return await measure(url.toString(), backends)
+    } finally {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {})
+    }
+  } finally {
+    await admin.close()
+  }
 }
