@@ -5,7 +5,7 @@
 import { createPgGroupStore } from './group-store'
 import { createPgAccessRuleStore } from './access-rule-store'
 import { SESSION_USE_GRAIN_MS } from '../../core/sessions/store'
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Store } from '../../core/store'
 import type { SigningKeyRecord } from '../../core/types'
 import { reportUnavailability, retryAborted } from '../availability'
@@ -134,6 +134,16 @@ const ROTATE_TOKEN_AUDITED = `
 function createRawPgStore(db: PgDb): Store {
   // Request-path queries are built once: drizzle's builder rebuilt the four-table join on
   // every call and was ~40% of a refresh's CPU on this engine (profiled under load).
+  /** A token with its family, user and tenant (and `extra` columns), by the token's hash. */
+  const tokenRows = <E extends Record<string, SQL.Aliased | SQL>>(extra: E) =>
+    db
+      .select({ token: refreshTokens, family: refreshFamilies, user: users, tenant: tenants, ...extra })
+      .from(refreshTokens)
+      .innerJoin(refreshFamilies, eq(refreshFamilies.id, refreshTokens.familyId))
+      .innerJoin(users, eq(users.id, refreshFamilies.userId))
+      .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
+      .where(eq(refreshTokens.tokenHash, p('hash')))
+
   const q = {
     apiKeyByHash: db
       .select({ apiKey: apiKeys, tenant: tenants })
@@ -146,29 +156,11 @@ function createRawPgStore(db: PgDb): Store {
       .from(users)
       .where(and(eq(users.tenantId, p('tenantId')), eq(users.email, p('email'))))
       .prepare('authd_user_by_email'),
-    tokenByHash: db
-      .select({ token: refreshTokens, family: refreshFamilies, user: users, tenant: tenants })
-      .from(refreshTokens)
-      .innerJoin(refreshFamilies, eq(refreshFamilies.id, refreshTokens.familyId))
-      .innerJoin(users, eq(users.id, refreshFamilies.userId))
-      .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
-      .where(eq(refreshTokens.tokenHash, p('hash')))
-      .prepare('authd_token_by_hash'),
-    tokenWithGroupsByHash: db
-      .select({
-        token: refreshTokens,
-        family: refreshFamilies,
-        user: users,
-        tenant: tenants,
-        // (byte order, as the group store's own read: core/groups)
-        groups: sql<string[]>`coalesce((SELECT array_agg(g.name ORDER BY g.name COLLATE "C") FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ${users.id}), '{}')`,
-      })
-      .from(refreshTokens)
-      .innerJoin(refreshFamilies, eq(refreshFamilies.id, refreshTokens.familyId))
-      .innerJoin(users, eq(users.id, refreshFamilies.userId))
-      .innerJoin(tenants, eq(tenants.id, refreshFamilies.tenantId))
-      .where(eq(refreshTokens.tokenHash, p('hash')))
-      .prepare('authd_token_with_groups_by_hash'),
+    tokenByHash: tokenRows({}).prepare('authd_token_by_hash'),
+    tokenWithGroupsByHash: tokenRows({
+      // (byte order, as the group store's own read: core/groups)
+      groups: sql<string[]>`coalesce((SELECT array_agg(g.name ORDER BY g.name COLLATE "C") FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ${users.id}), '{}')`,
+    }).prepare('authd_token_with_groups_by_hash'),
     sessionById: db
       .select({ family: refreshFamilies, user: users, tenant: tenants })
       .from(refreshFamilies)
