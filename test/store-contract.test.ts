@@ -499,7 +499,7 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.mfa.countRecoveryCodes(u.id)).toBe(2)
 
       // Removal takes the factor, the codes and the user's challenges, once.
-      await e.store.mfa.createChallenge({ id: Bun.randomUUIDv7(), tokenHash: 'live', userId: u.id, tenantId: t.id, rememberMe: false, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null })
+      await e.store.mfa.createChallenge({ id: Bun.randomUUIDv7(), tokenHash: 'live', userId: u.id, tenantId: t.id, rememberMe: false, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null, providerId: null })
       const removals = await Promise.all([e.store, second].map((store) => store.mfa.removeTotp({ userId: u.id, audit: { ...audit, type: 'mfa.disabled' } })))
       expect(removals.filter(Boolean)).toHaveLength(1)
       expect(await e.store.mfa.findTotp(u.id)).toBeNull()
@@ -510,7 +510,7 @@ for (const [engine, define, open] of engines) {
 
     it('spends a login challenge once when 20 verifications race, ends it at the attempt cap or its expiry, and prunes it after', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const challenge = (tokenHash: string): MfaChallenge => ({ id: Bun.randomUUIDv7(), tokenHash, userId: u.id, tenantId: t.id, rememberMe: true, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null })
+      const challenge = (tokenHash: string): MfaChallenge => ({ id: Bun.randomUUIDv7(), tokenHash, userId: u.id, tenantId: t.id, rememberMe: true, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null, providerId: null })
       const raced = challenge('raced')
       await e.store.mfa.createChallenge(raced)
       expect(await e.store.mfa.findChallenge('raced')).toEqual(raced)

@@ -17,6 +17,7 @@ import type { AuditStore } from './audit/store'
 import type { PruneTarget } from './retention/store'
 import type { GroupStore } from './groups/store'
 import type { AccessRuleStore } from './forward-auth/store'
+import type { FederationFlowStore, IdentityStore, ProviderStore } from './federation/store'
 
 /** The server_settings name of the public URL the server last started under (for the CLI). */
 export const PUBLIC_URL_SETTING = 'public_url'
@@ -33,6 +34,9 @@ export interface Store {
   users: UserStore
   groups: GroupStore
   accessRules: AccessRuleStore
+  providers: ProviderStore
+  identities: IdentityStore
+  federationFlows: FederationFlowStore
   signingKeys: SigningKeyStore
   sessions: SessionStore
   passwordResets: PasswordResetStore

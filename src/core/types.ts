@@ -208,6 +208,8 @@ export interface MfaChallenge {
   spentAt: number | null
   /** The WebAuthn challenge a passkey signs to pass it (null when the user had no passkey). */
   webauthnChallenge: string | null
+  /** The upstream provider whose sign-in the challenge completes (core/federation); null: a password's. */
+  providerId: string | null
 }
 
 /** A user's WebAuthn credential (core/passkeys). */

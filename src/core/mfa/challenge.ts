@@ -29,9 +29,10 @@ export interface MfaChallengeAnswer {
   passkeyOptions?: PublicKeyCredentialRequestOptionsJSON
 }
 
-/** The second step of a login: called by login once the password is right. A user with
- *  passkeys may pass it with one of them, signing the WebAuthn challenge issued with it. */
-export async function issueMfaChallenge(deps: Pick<Deps, 'store' | 'clock' | 'config'>, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor): Promise<MfaChallengeAnswer> {
+/** The second step of a login: called by login once the password is right (or by an upstream
+ *  sign-in, `providerId`, core/federation). A user with passkeys may pass it with one of them,
+ *  signing the WebAuthn challenge issued with it. */
+export async function issueMfaChallenge(deps: Pick<Deps, 'store' | 'clock' | 'config'>, user: User, tenant: Tenant, rememberMe: boolean, actor: Actor, providerId: string | null = null): Promise<MfaChallengeAnswer> {
   const token = randomToken(32)
   const now = deps.clock.now()
   const held = await deps.store.passkeys.listByUser(user.id)
@@ -55,6 +56,7 @@ export async function issueMfaChallenge(deps: Pick<Deps, 'store' | 'clock' | 'co
     attempts: 0,
     spentAt: null,
     webauthnChallenge: passkeyOptions?.challenge ?? null,
+    providerId,
   })
   await audit(deps, 'mfa.challenged', actor, { tenantId: tenant.id, userId: user.id, detail: { email: maskEmail(user.email) } })
   return { mfaRequired: true, challengeToken: token, methods: passkeyOptions ? ['totp', 'recovery', 'passkey'] : ['totp', 'recovery'], ...(passkeyOptions && { passkeyOptions }) }
@@ -69,6 +71,8 @@ export interface PassedChallenge {
   secondFactor: 'totp' | 'recovery' | 'passkey'
   /** The access tokens' amr for the session the challenge starts. */
   amr: string[]
+  /** The upstream provider whose sign-in the challenge completed; null: a password's. */
+  providerId: string | null
   /** The device cookie to set: the one presented if it is this account's, else a new one. */
   deviceCookie: string
   /** What the success does to the account's counters, committed with the session it starts. */
@@ -155,7 +159,8 @@ async function judgeChallenge(
     user,
     rememberMe: challenge.rememberMe,
     secondFactor: matched.kind,
-    amr: ['pwd', ...(matched.kind === 'passkey' ? passkeyAmr(matched.passkey, matched.userVerified) : ['otp'])],
+    providerId: challenge.providerId,
+    amr: [challenge.providerId === null ? 'pwd' : 'fed', ...(matched.kind === 'passkey' ? passkeyAmr(matched.passkey, matched.userVerified) : ['otp'])],
     deviceCookie: guess.device ? input.deviceCookie! : issueDeviceCookie(deps, tenant.id, user.email),
     limitUpdates: sessionLimitUpdates(settleGuess(deps, guess, 'success')),
   }

@@ -30,6 +30,8 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     signupRequests: r.resetDataSec * 1000,
     // A login challenge is of no use once spent or expired (5 minutes).
     mfaChallenges: 0,
+    // An upstream sign-in's flow likewise (10 minutes).
+    federationFlows: 0,
     // A passkey ceremony's challenge likewise (5 minutes).
     webauthnChallenges: 0,
     // An OpenID authorization code likewise (60 s); a reuse after that is an unknown code.

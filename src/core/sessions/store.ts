@@ -33,6 +33,8 @@ export interface SessionStartRecord {
   /** Counters that take back the login's own reserved guess (core/limits.ts settleGuess). */
   limitRefunds: string[]
   audit: AuditEvent
+  /** The upstream provider the session was signed in through (core/federation): session.created names it. */
+  providerId?: string
 }
 
 /** A session's use is recorded at most once per this (product spec §24: a check writes nothing in the common case). */

@@ -99,9 +99,9 @@ export async function loginWithSecondFactor(
   actor: Actor,
 ): Promise<LoginResult> {
   const passed = await passMfaChallenge(deps, input, actor)
-  const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor }
+  const detail = { email: maskEmail(passed.user.email), rememberMe: passed.rememberMe, secondFactor: passed.secondFactor, ...(passed.providerId !== null && { providerId: passed.providerId }) }
   const succeeded = auditEvent(deps, 'login.succeeded', actor, { tenantId: input.tenant.id, userId: passed.user.id, detail })
-  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, passed.amr, { ...passed.limitUpdates, audit: succeeded })
+  const session = await startSession(deps, passed.user, input.tenant, passed.rememberMe, actor, passed.amr, { ...passed.limitUpdates, audit: succeeded, ...(passed.providerId !== null && { providerId: passed.providerId }) })
   deps.events.notify({ kind: 'login', outcome: 'succeeded' })
   return { ...session, deviceCookie: passed.deviceCookie }
 }

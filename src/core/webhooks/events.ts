@@ -25,6 +25,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'group.deleted',
   'group.member_added',
   'group.member_removed',
+  'identity.linked',
+  'identity.unlinked',
 ] as const
 
 const MAX_PATTERNS = 50
