@@ -11,6 +11,8 @@ import { field, form, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, type Page, type PageRequest } from './page'
 import { passkeysSection } from './passkeys-view'
+import { listOwnIdentities } from '../../core/federation/own-identities'
+import type { IdentityView } from '../../core/federation/identities'
 import { stepUpSection } from './step-up-view'
 import { formatMoment } from './strings'
 import { describeUserAgent } from './user-agent'
@@ -22,6 +24,7 @@ export interface AccountState {
   stepUp?: FormState
   totp?: FormState
   passkeys?: FormState
+  identities?: FormState
 }
 
 function sessionItem(page: Page, lang: string, session: SessionView) {
@@ -56,12 +59,40 @@ ${form(
 )}
 <h2>${t('totp.heading')}</h2>
 ${totp}
-${await passkeysSection(deps, page, caller)}`
+${await passkeysSection(deps, page, caller)}
+${await identitiesSection(deps, page, caller)}`
+}
+
+/** Linked upstream accounts (core/federation): each with Unlink, and Link for each provider not linked yet. */
+async function identitiesSection(deps: Deps, page: Page, caller: Caller) {
+  const { t } = page
+  if (page.providers.length === 0) return html``
+  const lang = t('layout.language')
+  const identities = await listOwnIdentities(deps, caller)
+  const linked = new Set(identities.map((identity) => identity.providerId))
+  const item = (identity: IdentityView) => {
+    const detail = t('identities.detail', { linkedAt: formatMoment(lang, identity.linkedAt), lastUsedAt: identity.lastUsedAt ? formatMoment(lang, identity.lastUsedAt) : t('identities.neverUsed') })
+    const unlink = form({
+      action: `${page.base}/account/identities/unlink`,
+      token: page.token,
+      submit: t('identities.unlink'),
+      submitLabel: t('identities.unlinkLabel', { provider: identity.providerName, email: identity.email ?? identity.subject }),
+      hidden: { identityId: identity.identityId },
+      secondary: true,
+    })
+    return html`<li><span>${identity.providerName}${identity.email && html` · ${identity.email}`}<span class="meta">${detail}</span></span>${unlink}</li>`
+  }
+  const links = page.providers
+    .filter((provider) => !linked.has(provider.id))
+    .map((provider) => form({ action: `${page.base}/account/identities/link`, token: page.token, submit: t('identities.link', { provider: provider.name }), hidden: { providerId: provider.id }, secondary: true }))
+  return html`<h2>${t('identities.heading')}</h2>
+${identities.length > 0 ? html`<ul class="sessions">${identities.map(item)}</ul>` : html`<p>${t('identities.none')}</p>`}
+${links}`
 }
 
 /** The problems of whichever of the page's forms was sent (one at a time), for the summary. */
 function formProblems(state: AccountState): FormState {
-  const sent = [state.sessions, state.password, state.stepUp, state.totp, state.passkeys].find((form) => form !== undefined)
+  const sent = [state.sessions, state.password, state.stepUp, state.totp, state.passkeys, state.identities].find((form) => form !== undefined)
   return sent ?? {}
 }
 

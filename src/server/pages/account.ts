@@ -22,6 +22,8 @@ const DONE: Record<string, MessageKey> = {
   'passkey-added': 'passkeys.added',
   'passkey-renamed': 'passkeys.renamed',
   'passkey-removed': 'passkeys.removed',
+  'identity-linked': 'identities.linkedNotice',
+  'identity-unlinked': 'identities.unlinked',
 }
 
 export const accountPages = (deps: Deps) =>

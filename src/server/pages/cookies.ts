@@ -7,6 +7,8 @@
 //            the pages present and never rotate; listed and ended like any session
 //   form     a random value per browser that the forms' anti-forgery tokens are bound to
 //   device   the device cookie of core/device-cookies.ts, as the API's authdDevice
+//   federation  the state of a sign-in through an upstream provider (core/federation), for 10
+//            minutes: the upstream's answer must carry it back to this browser
 import type { Cookie } from 'elysia'
 import type { Config } from '../../config'
 import { DEVICE_COOKIE_MAX_AGE_SEC } from '../../core/guards/device-cookies'
@@ -21,6 +23,7 @@ export function pageCookieNames(config: Pick<Config, 'publicUrl'>) {
     session: name('authd_session', '__Host-authd'),
     form: name('authd_form', '__Host-authd_form'),
     device: name('authd_device', '__Host-authd_device'),
+    federation: name('authd_federation', '__Host-authd_federation'),
   }
 }
 

@@ -8,6 +8,7 @@ import { accountPages } from './account'
 import { invitePages } from './invite'
 import { loginPages } from './login'
 import { forwardAuthPages } from './forward-auth'
+import { federationPages } from './federation'
 import { logoutPages } from './logout'
 import { PAGE_PREFIX } from './page'
 import { passkeyPages } from './passkeys'
@@ -20,6 +21,7 @@ export const pageRoutes = (deps: Deps) =>
   new Elysia()
     .use(loginPages(deps))
     .use(forwardAuthPages(deps))
+    .use(federationPages(deps))
     .use(logoutPages(deps))
     .use(accountPages(deps))
     .use(stepUpPages(deps))

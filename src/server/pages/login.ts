@@ -10,7 +10,8 @@ import { signInWithPasskey, startPasskeySignIn } from '../../core/passkeys/sign-
 import { login, loginWithSecondFactor } from '../../core/sign-in/login'
 import type { LoginResult } from '../../core/sessions/sessions'
 import { clientActor } from '../plugins/client-ip'
-import { readCookie } from './cookies'
+import { clearCookie, readCookie } from './cookies'
+import { linkAfterProof } from '../../core/federation/sign-in'
 import { startPageSession } from './page-session'
 import { checkbox, field, form, formValue, notice, problems, type FormState } from './forms'
 import { html } from './html'
@@ -25,7 +26,15 @@ import { noticeOf, type MessageKey } from './strings'
 /** Notices a redirect to the login page may ask for (`?done=`). */
 const DONE: Record<string, MessageKey> = { logout: 'login.signedOut', reset: 'reset.done', invite: 'invite.done' }
 
-function loginPage(page: Page, state: FormState, returnTo: string, status = 200, retryAfter?: number) {
+/** "Continue with {name}" for each of the tenant's upstream providers (links: the upstream's own page follows). */
+function providerButtons(page: Page, returnTo: string) {
+  if (page.providers.length === 0) return html``
+  const query = returnTo ? `?${new URLSearchParams({ return_to: returnTo })}` : ''
+  return html`<div class="providers"><p class="or">${page.t('login.or')}</p>
+${page.providers.map((provider) => html`<a class="button secondary" href="${page.base}/login/${provider.id}${query}">${page.t('login.continueWith', { provider: provider.name })}</a>`)}</div>`
+}
+
+export function loginPage(page: Page, state: FormState, returnTo: string, status = 200, retryAfter?: number) {
   const { t } = page
   const goingTo = returnTo && new URL(returnTo).origin !== page.origin ? new URL(returnTo).host : null
   const main = html`${notice(state)}${problems(t, state)}${goingTo && html`<p>${t('login.continueTo', { host: goingTo })}</p>`}
@@ -41,12 +50,13 @@ ${offersPasskeys(page) && html`<form method="post" action="${page.base}/login/pa
 <button type="submit" class="secondary" hidden>${t('passkey.signIn')}</button>
 </form>
 ${passkeysScript(page)}`}
+${providerButtons(page, returnTo)}
 <p class="links"><a href="${page.base}/forgot">${t('login.forgot')}</a>${signupOpen(page.tenant) && html` · <a href="${page.base}/signup">${t('signup.link')}</a>`}</p>`
   return page.render(t('login.heading', { tenant: tenantTitle(page.tenant) }), main, { status, retryAfter })
 }
 
 /** @param passkeyOptions the challenge's, for a user with passkeys (on its first drawing only) */
-function secondFactorPage(page: Page, challengeToken: string, state: FormState, returnTo: string, status = 200, retryAfter?: number, passkeyOptions?: PublicKeyCredentialRequestOptionsJSON) {
+export function secondFactorPage(page: Page, challengeToken: string, state: FormState, returnTo: string, status = 200, retryAfter?: number, passkeyOptions?: PublicKeyCredentialRequestOptionsJSON) {
   const { t } = page
   const hidden = { challengeToken, ...(returnTo && { return_to: returnTo }) }
   const main = html`${problems(t, state)}<p>${t('mfa.intro')}</p>
@@ -62,10 +72,13 @@ ${passkeysScript(page)}`}`
   return page.render(t('mfa.title'), main, { status, retryAfter })
 }
 
-/** Signed in: the page session's cookie (and the device cookie), then on to where the user was going. */
-async function signedIn(deps: Deps, page: Page, session: LoginResult, returnTo: string | null) {
+/** Signed in: the page session's cookie (and the device cookie), then on to where the user was
+ *  going. A sign-in that proved the account an upstream identity waited for links it (core/federation). */
+export async function signedIn(deps: Deps, page: Page, session: LoginResult, returnTo: string | null) {
   await startPageSession(deps, page.jar, page.cookies, page.tenant, session, page.actor)
-  return page.redirect(returnTo ?? `${page.base}/account`)
+  const linked = await linkAfterProof(deps, { tenant: page.tenant, cookieState: readCookie(page.jar, page.cookies.federation), userId: session.user.userId }, page.actor)
+  if (linked !== null) clearCookie(page.jar, page.cookies, page.cookies.federation)
+  return page.redirect(returnTo ?? `${page.base}/account${linked !== null ? '?done=identity-linked' : ''}`)
 }
 
 /** The return_to a sign-in form carries: kept if allowed; else the form says why and drops it. */

@@ -12,6 +12,8 @@ import { authenticateSessionToken, type Caller } from '../../core/sessions/signe
 import { findTenantForPages, isPlainHost, returnToOriginsOf } from '../../core/tenants/tenant-pages'
 import { forwardAuthDomainsOf } from '../../core/forward-auth/domains'
 import type { Tenant } from '../../core/types'
+import type { IdentityProvider } from '../../core/federation/types'
+import { upstreamOrigins } from '../../core/federation/upstream'
 import { oidcFormTargets } from '../oidc/form-targets'
 import { formValue } from './forms'
 import { pageCookieNames, readCookie, setCookie, type CookieJar, type PageCookieNames } from './cookies'
@@ -63,7 +65,11 @@ export interface Page {
   origin: string
   /** AUTHD_PUBLIC_URL. */
   publicUrl: string
+  /** The tenant's upstream providers, for "Continue with {name}" (core/federation). */
+  providers: ProviderButton[]
 }
+
+export type ProviderButton = Pick<IdentityProvider, 'id' | 'name' | 'type'>
 
 /**
  * @param form true for a POST: refused (403) unless it came from authd's own page with this
@@ -93,7 +99,14 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
   const returnToOrigins = [...new Set([origin, ...returnToOriginsOf(tenant)])]
   // A sign-in on its way back to an OpenID client: the client's redirect URIs too (server/oidc).
   const protectedDomains = forwardAuthDomainsOf(tenant)
-  const returnOrigins = [...returnToOrigins, ...protectedSources(protectedDomains, deps.config.publicUrl), ...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to')))]
+  const providers = await deps.store.providers.list(tenant.id)
+  // (linking on the account page is a form whose answer sends the browser to the upstream)
+  const returnOrigins = [
+    ...returnToOrigins,
+    ...protectedSources(protectedDomains, deps.config.publicUrl),
+    ...(await oidcFormTargets(deps, tenant, origin, ctx.query?.return_to ?? formValue(ctx.body, 'return_to'))),
+    ...upstreamOrigins(deps, providers),
+  ]
   const page: Page = {
     tenant,
     base,
@@ -109,6 +122,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     protectedDomains,
     origin,
     publicUrl: deps.config.publicUrl,
+    providers: providers.map(({ id, name, type }) => ({ id, name, type })),
     render(title, main, options = {}) {
       const logo = logoSource(tenant, base)
       // (a URL stored before hosts were checked is drawn, but its host is no CSP source)

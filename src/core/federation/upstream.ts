@@ -1,0 +1,240 @@
+// The protocol with an upstream provider (product spec §25), through openid-client: discovery,
+// the authorization URL (PKCE S256, state, nonce), and the callback's checks (state, RFC 9207
+// `iss`, the code exchanged, the ID token's signature from the upstream's JWKS, iss, aud, azp,
+// nonce, exp). Nothing here reads a JWT by hand. GitHub speaks OAuth 2.0 without an ID token:
+// its answer is the user and e-mail API, read with the access token the exchange gave.
+import * as oidc from 'openid-client'
+import type { Clock } from '../clock'
+import type { Deps } from '../deps'
+import type { Store } from '../store'
+import type { IdentityProvider, UpstreamProfile } from './types'
+
+/** An upstream's discovery document is re-read at most this often (§25). */
+export const DISCOVERY_TTL_MS = 10 * 60_000
+/** How long authd waits for any answer of an upstream before it says it is unreachable. */
+const UPSTREAM_TIMEOUT_SEC = 10
+
+/**
+ * Why an upstream sign-in could not go on, as the person is told it:
+ *   refused       the upstream answered the redirect with an `error` (shown escaped)
+ *   unreachable   no answer, or none in time
+ *   failed        an answer that is no success (the exchange refused, a 5xx, a broken document)
+ *   mismatch      the answer is not for this flow: its state or iss differs
+ *   invalid       the answer does not hold up: an ID token that fails its checks
+ */
+export type UpstreamFailureKind = 'refused' | 'unreachable' | 'failed' | 'mismatch' | 'invalid'
+
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    /** What the upstream said (refused: its `error` code), for the page and the log; never a secret. */
+    readonly upstreamError: string | null = null,
+  ) {
+    super(`upstream ${kind}${upstreamError ? `: ${upstreamError}` : ''}`)
+  }
+}
+
+export interface UpstreamChecks {
+  state: string
+  nonce: string
+  codeVerifier: string
+}
+
+/** GitHub's web and API hosts: github.com's, or those of a GitHub Enterprise Server at `issuer`. */
+function githubHosts(provider: Pick<IdentityProvider, 'issuer'>) {
+  return provider.issuer === null ? { web: 'https://github.com', api: 'https://api.github.com' } : { web: provider.issuer, api: `${provider.issuer}/api/v3` }
+}
+
+const isOpenIdConnect = (provider: Pick<IdentityProvider, 'type'>) => provider.type !== 'github'
+const insecure = (url: string) => url.startsWith('http:')
+
+export class Upstreams {
+  readonly #configurations = new Map<string, { configuration: oidc.Configuration; authorizationEndpoint: string | undefined; readAt: number; version: number }>()
+
+  constructor(private readonly clock: Clock) {}
+
+  /** The provider's client configuration: from the issuer's discovery document (cached), or GitHub's fixed endpoints. */
+  async configurationOf(provider: IdentityProvider, clientSecret: string): Promise<oidc.Configuration> {
+    const now = this.clock.now()
+    const cached = this.#configurations.get(provider.id)
+    if (cached && cached.version === provider.updatedAt && now - cached.readAt < DISCOVERY_TTL_MS) return cached.configuration
+    const configuration = await upstreamCall(() => (isOpenIdConnect(provider) ? discover(provider, clientSecret) : githubConfiguration(provider, clientSecret)))
+    configuration.timeout = UPSTREAM_TIMEOUT_SEC
+    this.#configurations.set(provider.id, { configuration, authorizationEndpoint: configuration.serverMetadata().authorization_endpoint, readAt: now, version: provider.updatedAt })
+    return configuration
+  }
+
+  /** The authorization endpoint of the configuration held for the provider, if one is. */
+  authorizationEndpointOf(providerId: string): string | undefined {
+    return this.#configurations.get(providerId)?.authorizationEndpoint
+  }
+
+  /** Forgets a provider's configuration (changed or deleted on this instance). */
+  forget(providerId: string) {
+    this.#configurations.delete(providerId)
+  }
+
+  /** Where the browser goes to sign in at the upstream. */
+  async authorizationUrl(provider: IdentityProvider, clientSecret: string, redirectUri: string, checks: UpstreamChecks): Promise<string> {
+    const configuration = await this.configurationOf(provider, clientSecret)
+    const parameters: Record<string, string> = {
+      redirect_uri: redirectUri,
+      scope: provider.scopes,
+      state: checks.state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
+      code_challenge_method: 'S256',
+    }
+    if (isOpenIdConnect(provider)) parameters.nonce = checks.nonce
+    return oidc.buildAuthorizationUrl(configuration, parameters).href
+  }
+
+  /**
+   * The callback: checks the answer against the flow and exchanges the code, then reads who the
+   * person is. `query` is the callback's query string as the browser sent it.
+   */
+  async complete(provider: IdentityProvider, clientSecret: string, redirectUri: string, query: URLSearchParams, checks: UpstreamChecks): Promise<UpstreamProfile> {
+    const configuration = await this.configurationOf(provider, clientSecret)
+    // (openid-client sends this URL without its query as the exchange's redirect_uri)
+    const currentUrl = new URL(redirectUri)
+    for (const [name, value] of query) currentUrl.searchParams.append(name, value)
+    const tokens = await upstreamCall(() =>
+      oidc.authorizationCodeGrant(
+        configuration,
+        currentUrl,
+        isOpenIdConnect(provider) ? { expectedState: checks.state, expectedNonce: checks.nonce, pkceCodeVerifier: checks.codeVerifier, idTokenExpected: true } : { expectedState: checks.state, pkceCodeVerifier: checks.codeVerifier },
+      ),
+    )
+    if (!isOpenIdConnect(provider)) return upstreamCall(() => githubProfile(provider, tokens.access_token))
+    const claims = tokens.claims()!
+    // An ID token may leave the address and the groups to userinfo (oidc-provider does unless told
+    // otherwise): asked only then, for the ID token's own subject.
+    const wanted = [provider.groupsClaim, 'email'].filter((name): name is string => name !== null)
+    const userinfo =
+      wanted.some((name) => claims[name] === undefined) && configuration.serverMetadata().userinfo_endpoint
+        ? await upstreamCall(() => oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub))
+        : {}
+    return profileOf(provider, { ...userinfo, ...claims })
+  }
+}
+
+const byStore = new WeakMap<Store, Upstreams>()
+
+/** The upstreams' configurations this process holds for a store (a process may open several: the tests do). */
+export function upstreamsOf(deps: Pick<Deps, 'store' | 'clock'>): Upstreams {
+  let upstreams = byStore.get(deps.store)
+  if (!upstreams) byStore.set(deps.store, (upstreams = new Upstreams(deps.clock)))
+  return upstreams
+}
+
+/**
+ * The origins a browser is sent to when it signs in at these providers: the issuer's (the
+ * authorization endpoint's, where the discovery this process holds says otherwise), for the
+ * pages' CSP form-action.
+ */
+export function upstreamOrigins(deps: Pick<Deps, 'store' | 'clock'>, providers: IdentityProvider[]): string[] {
+  const held = upstreamsOf(deps)
+  return [
+    ...new Set(
+      providers.flatMap((provider) => {
+        const origins = [new URL(provider.type === 'github' ? githubHosts(provider).web : provider.issuer!).origin]
+        const endpoint = held.authorizationEndpointOf(provider.id)
+        if (endpoint) origins.push(new URL(endpoint).origin)
+        return origins
+      }),
+    ),
+  ]
+}
+
+async function discover(provider: IdentityProvider, clientSecret: string): Promise<oidc.Configuration> {
+  const issuer = new URL(provider.issuer!)
+  const options = insecure(issuer.href) ? { execute: [oidc.allowInsecureRequests], timeout: UPSTREAM_TIMEOUT_SEC } : { timeout: UPSTREAM_TIMEOUT_SEC }
+  // client_secret_basic is OpenID Connect's default; an upstream that lists methods without it gets the secret in the body.
+  const probe = await oidc.discovery(issuer, provider.clientId, undefined, oidc.None(), options)
+  const methods = probe.serverMetadata().token_endpoint_auth_methods_supported
+  const authentication = !methods || methods.includes('client_secret_basic') ? oidc.ClientSecretBasic(clientSecret) : oidc.ClientSecretPost(clientSecret)
+  const configuration = new oidc.Configuration(probe.serverMetadata(), provider.clientId, clientSecret, authentication)
+  if (insecure(issuer.href)) oidc.allowInsecureRequests(configuration)
+  return configuration
+}
+
+async function githubConfiguration(provider: IdentityProvider, clientSecret: string): Promise<oidc.Configuration> {
+  const { web } = githubHosts(provider)
+  const configuration = new oidc.Configuration(
+    { issuer: web, authorization_endpoint: `${web}/login/oauth/authorize`, token_endpoint: `${web}/login/oauth/access_token` },
+    provider.clientId,
+    clientSecret,
+    oidc.ClientSecretPost(clientSecret),
+  )
+  if (insecure(web)) oidc.allowInsecureRequests(configuration)
+  return configuration
+}
+
+/** GitHub's documented answers: the user (`id` is the stable subject) and the addresses with their verification. */
+async function githubProfile(provider: IdentityProvider, accessToken: string): Promise<UpstreamProfile> {
+  const { api } = githubHosts(provider)
+  const get = async (path: string) => {
+    const response = await fetch(`${api}${path}`, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'authd', 'x-github-api-version': '2022-11-28' },
+      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_SEC * 1000),
+      redirect: 'error',
+    })
+    if (!response.ok) throw new UpstreamFailure('failed', `GitHub API ${path} answered ${response.status}`)
+    return (await response.json()) as unknown
+  }
+  const user = (await get('/user')) as { id?: unknown; name?: unknown; login?: unknown }
+  if (typeof user.id !== 'number' && typeof user.id !== 'string') throw new UpstreamFailure('invalid', 'GitHub user without an id')
+  const emails = (await get('/user/emails')) as Array<{ email?: unknown; primary?: unknown; verified?: unknown }>
+  const primary = Array.isArray(emails) ? emails.find((e) => e.primary === true && typeof e.email === 'string') : undefined
+  const [firstName, ...rest] = typeof user.name === 'string' && user.name.trim() !== '' ? user.name.trim().split(/\s+/) : [typeof user.login === 'string' ? user.login : null]
+  return {
+    subject: String(user.id),
+    email: (primary?.email as string | undefined) ?? null,
+    emailVerified: primary?.verified === true,
+    firstName: firstName ?? null,
+    lastName: rest.length > 0 ? rest.join(' ') : null,
+    amr: [],
+    groups: null,
+  }
+}
+
+/** The person as the verified claims (and userinfo) say. */
+export function profileOf(provider: Pick<IdentityProvider, 'groupsClaim'>, claims: Record<string, unknown>): UpstreamProfile {
+  const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null)
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : null)
+  return {
+    subject: String(claims.sub),
+    email: text(claims.email),
+    // Only a JSON true: "true" as a string, or a missing claim (Microsoft Entra's), is no vouching.
+    emailVerified: claims.email_verified === true,
+    firstName: text(claims.given_name) ?? text(claims.name),
+    lastName: text(claims.family_name),
+    amr: strings(claims.amr) ?? [],
+    groups: provider.groupsClaim === null ? null : strings(claims[provider.groupsClaim]),
+  }
+}
+
+/** Runs an exchange with the upstream, turning its failures into what the person is told. */
+async function upstreamCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    throw failureOf(error)
+  }
+}
+
+function failureOf(error: unknown): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error
+  if (error instanceof oidc.AuthorizationResponseError) return new UpstreamFailure('refused', error.error)
+  if (error instanceof oidc.ResponseBodyError) return new UpstreamFailure('failed', error.error)
+  if (error instanceof oidc.ClientError) {
+    const code = (error as { code?: string }).code ?? ''
+    const cause = (error as { cause?: unknown }).cause
+    if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError' || cause instanceof TypeError)) return new UpstreamFailure('unreachable')
+    if (code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON' || code === 'OAUTH_INVALID_RESPONSE') return new UpstreamFailure('failed', error.message)
+    // state or iss of another flow or issuer (RFC 9207): an answer that is not for this request
+    if (/\b(state|iss)\b/.test(error.message) && /authorization response|"iss"|"state"/.test(error.message)) return new UpstreamFailure('mismatch', error.message)
+    return new UpstreamFailure('invalid', error.message)
+  }
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || error instanceof TypeError)) return new UpstreamFailure('unreachable')
+  return new UpstreamFailure('failed', error instanceof Error ? error.message : String(error))
+}
