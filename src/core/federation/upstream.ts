@@ -166,6 +166,14 @@ async function githubConfiguration(provider: IdentityProvider, clientSecret: str
     oidc.ClientSecretPost(clientSecret),
   )
   if (insecure(web)) oidc.allowInsecureRequests(configuration)
+  // GitHub answers a refused exchange with 200 and an `error` (its documented behaviour), which
+  // openid-client would take for a token response without a token: made the 400 it means.
+  configuration[oidc.customFetch] = async (input, init) => {
+    const response = await fetch(input, init as RequestInit)
+    if (response.status !== 200 || !String(input).endsWith('/login/oauth/access_token')) return response
+    const body = (await response.clone().json().catch(() => ({}))) as { error?: unknown }
+    return typeof body.error === 'string' ? new Response(JSON.stringify(body), { status: 400, headers: response.headers }) : response
+  }
   return configuration
 }
 

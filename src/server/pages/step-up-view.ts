@@ -10,10 +10,11 @@ import { field, form, type FormState } from './forms'
 import { html } from './html'
 import type { Page } from './page'
 import { offersPasskeys, passkeysScript } from './passkeys-view'
+import { listOwnIdentities } from '../../core/federation/own-identities'
 
 export async function stepUpSection(deps: Deps, page: Page, caller: Caller, state: FormState) {
   const { t } = page
-  const [totp, passkeys] = await Promise.all([hasConfirmedTotp(deps, caller.user.id), listOwnPasskeys(deps, caller)])
+  const [totp, passkeys, identities] = await Promise.all([hasConfirmedTotp(deps, caller.user.id), listOwnPasskeys(deps, caller), listOwnIdentities(deps, caller)])
   const byCode =
     totp &&
     form(
@@ -34,5 +35,15 @@ ${passkeysScript(page)}`
     field({ name: 'password', label: t('account.stepUp.password'), type: 'password', autocomplete: 'current-password' }, state),
   )}
 ${byCode && html`<p>${t('account.stepUp.orCode')}</p>${byCode}`}
-${byPasskey}`
+${byPasskey}
+${byUpstream(page, identities)}`
+}
+
+/** A user who signs in through a provider (perhaps without any password) proves it is them by
+ *  signing in there again: the new session is a fresh proof (core/federation). */
+function byUpstream(page: Page, identities: Array<{ providerId: string }>) {
+  const providers = page.providers.filter((provider) => identities.some((identity) => identity.providerId === provider.id))
+  if (providers.length === 0) return html``
+  const query = new URLSearchParams({ return_to: `${page.origin}${page.base}/account` })
+  return html`<div class="providers">${providers.map((provider) => html`<a class="button secondary" href="${page.base}/login/${provider.id}?${query}">${page.t('account.stepUp.upstream', { provider: provider.name })}</a>`)}</div>`
 }
