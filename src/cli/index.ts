@@ -15,6 +15,7 @@ import { registerInit } from './commands/init'
 import { registerKeys } from './commands/keys'
 import { registerMail } from './commands/mail'
 import { registerMigrate } from './commands/migrate'
+import { registerProviders } from './commands/providers'
 import { registerServe } from './commands/serve'
 import { registerSessions } from './commands/sessions'
 import { registerTenants } from './commands/tenants'
@@ -33,7 +34,7 @@ export function buildProgram(env: Env): Command {
     .option('--data-dir <dir>', 'data directory (env AUTHD_DATA_DIR; default ./data)')
     .option('--database-url <url>', 'database (env AUTHD_DATABASE_URL; default: authd.db in the data dir)')
     .option('--json', 'machine output: one JSON document on stdout')
-  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerGroups, registerAccessRules, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
+  for (const register of [registerServe, registerInit, registerMigrate, registerTenants, registerApiKeys, registerClients, registerUsers, registerGroups, registerAccessRules, registerProviders, registerKeys, registerSessions, registerMail, registerAudit, registerBackup, registerDb, registerDoctor, registerWebhooks]) {
     register(program, env)
   }
   return program

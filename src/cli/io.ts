@@ -1,6 +1,6 @@
 // How every command talks to its user: one JSON document on stdout with --json, readable
 // lines otherwise; prompts only on a TTY, and every prompt also has a flag.
-import { isCancel, log, password as promptPassword, text as promptText } from '@clack/prompts'
+import { confirm as promptConfirm, isCancel, log, password as promptPassword, text as promptText } from '@clack/prompts'
 import { AppError } from '../core/errors'
 
 export class CliError extends Error {}
@@ -24,7 +24,8 @@ export function createOutput(json: boolean, write: (s: string) => void = (s) => 
   }
 }
 
-const interactive = (out: Output) => !out.json && process.stdin.isTTY === true && process.stdout.isTTY === true
+/** Whether the command may ask: a terminal on both ends, and no --json. */
+export const interactive = (out: Output) => !out.json && process.stdin.isTTY === true && process.stdout.isTTY === true
 
 /** The flag's value, or a prompt for it on a TTY, or an error naming the flag. */
 export async function required(out: Output, value: string | undefined, flag: string, message: string): Promise<string> {
@@ -35,12 +36,32 @@ export async function required(out: Output, value: string | undefined, flag: str
   return answer
 }
 
-/** A password from standard input (--password-stdin): the whole input, less one trailing newline. */
-export async function readPasswordFromStdin(): Promise<string> {
+/** A secret from standard input (--password-stdin, --client-secret-stdin): the whole input, less one trailing newline. */
+export async function readSecretFromStdin(flag: string): Promise<string> {
   const input = await new Response(Bun.stdin.stream()).text()
-  const password = input.replace(/\r?\n$/, '')
-  if (password === '') throw new CliError('--password-stdin: standard input was empty')
-  return password
+  const secret = input.replace(/\r?\n$/, '')
+  if (secret === '') throw new CliError(`${flag}: standard input was empty`)
+  return secret
+}
+
+/** A password from standard input (--password-stdin). */
+export const readPasswordFromStdin = () => readSecretFromStdin('--password-stdin')
+
+/** A secret typed on a terminal, not shown as it is typed. */
+export async function promptSecret(message: string): Promise<string> {
+  const answer = await promptPassword({ message, validate: (v) => (v ? undefined : 'required') })
+  if (isCancel(answer)) throw new CliError('cancelled')
+  return answer
+}
+
+/**
+ * A yes/no question before something that cannot be undone, asked on a terminal (no is the
+ * default); off one, or with --json, the command stops with `refusal` (which names --yes).
+ */
+export async function confirmOrStop(out: Output, question: string, refusal: string): Promise<void> {
+  if (!interactive(out)) throw new UsageError(refusal)
+  const answer = await promptConfirm({ message: question, initialValue: false })
+  if (isCancel(answer) || answer !== true) throw new CliError('cancelled')
 }
 
 /**

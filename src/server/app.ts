@@ -27,6 +27,7 @@ import { adminWebhookRoutes } from './routes/admin-webhooks'
 import { adminClientRoutes } from './routes/admin-clients'
 import { adminGroupRoutes } from './routes/admin-groups'
 import { adminAccessRuleRoutes } from './routes/admin-access-rules'
+import { adminProviderRoutes } from './routes/admin-providers'
 import { refreshTokenRoute } from './routes/refresh-token'
 import { setupPasswordRoute } from './routes/setup-password'
 import { signupRoutes } from './routes/signup'
@@ -87,6 +88,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(adminClientRoutes(deps))
     .use(adminGroupRoutes(deps))
     .use(adminAccessRuleRoutes(deps))
+    .use(adminProviderRoutes(deps))
     .use(forwardAuthRoutes(deps))
     .use(pageRoutes(deps))
     .use(oidcRoutes(deps))

@@ -10,7 +10,7 @@ import { createTestContext, PASSWORD, queryDatabase, type TestContext } from '..
 const ADMIN = '/api/v1/admin'
 let ctx: TestContext
 let adminKey: string
-let ids: { userId: string; clientId: string; endpointId: string }
+let ids: { userId: string; clientId: string; endpointId: string; providerId: string }
 beforeEach(async () => {
   // (authd on a host of the tenant's forward-auth domain, so that access rules can be added)
   ctx = await createTestContext({ AUTHD_PUBLIC_URL: 'https://auth.example.com' })
@@ -19,7 +19,8 @@ beforeEach(async () => {
   const { userId } = await ctx.addUser()
   const client = await admin('POST', '/clients', { name: 'Wiki', redirectUris: ['https://wiki.example/cb'] })
   const endpoint = await admin('POST', '/webhooks', { url: 'https://hooks.example.com/authd', events: '*' })
-  ids = { userId, clientId: client.json.data.client.clientId, endpointId: endpoint.json.data.id }
+  const provider = await admin('POST', '/providers', { type: 'gitlab', clientId: 'gitlab-app', clientSecret: 'a secret of gitlab' })
+  ids = { userId, clientId: client.json.data.client.clientId, endpointId: endpoint.json.data.id, providerId: provider.json.data.providerId }
 })
 afterEach(() => ctx.close())
 
@@ -75,6 +76,20 @@ const ENDPOINTS: Endpoint[] = [
     takes: 'domain, paths, methods, policy, groups, position',
     illTyped: [{ domain: 'app.example.com', policy: 'one_factor', position: '1' }, 'position must be a number'],
   },
+  {
+    method: 'POST',
+    path: () => '/providers',
+    valid: { type: 'google', clientId: 'web.apps.googleusercontent.com', clientSecret: 'a secret of google' },
+    takes: 'type, name, issuer, entraTenant, clientId, clientSecret, scopes, linkByEmail, createUsers, trustUpstreamMfa, groupsClaim, groupMap',
+    illTyped: [{ type: 'google', clientId: 'web.apps.googleusercontent.com', clientSecret: 'a secret of google', trustUpstreamMfa: 'yes' }, 'trustUpstreamMfa must be a boolean'],
+  },
+  {
+    method: 'PATCH',
+    path: (i) => `/providers/${i.providerId}`,
+    valid: { name: 'Our GitLab' },
+    takes: 'name, issuer, entraTenant, clientId, clientSecret, scopes, linkByEmail, createUsers, trustUpstreamMfa, groupsClaim, groupMap',
+    illTyped: [{ groupMap: ['admins'] }, 'groupMap must be an object of upstream group names to local group names, or null'],
+  },
 ]
 
 /** What the endpoint's objects look like now: a refused request must leave them as they were. */
@@ -84,10 +99,11 @@ const state = async () => ({
   clients: await queryDatabase(ctx, 'SELECT id, name, redirect_uris FROM oidc_clients ORDER BY id'),
   endpoints: await queryDatabase(ctx, 'SELECT id, description, event_types, disabled_at FROM webhook_endpoints ORDER BY id'),
   rules: await queryDatabase(ctx, 'SELECT id, position, domain FROM access_rules ORDER BY id'),
+  providers: (await admin('GET', '/providers')).json.data,
 })
 
 describe('admin API bodies', () => {
-  it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ userId: ':userId', clientId: ':clientId', endpointId: ':endpointId' })}`, e] as const))(
+  it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ userId: ':userId', clientId: ':clientId', endpointId: ':endpointId', providerId: ':providerId' })}`, e] as const))(
     '%s refuses an unknown field with a 400 naming it, changes nothing, and accepts the same body without it',
     async (_, { method, path, valid, takes }) => {
       const before = await state()
@@ -98,7 +114,7 @@ describe('admin API bodies', () => {
     },
   )
 
-  it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ userId: ':userId', clientId: ':clientId', endpointId: ':endpointId' })}`, e] as const))(
+  it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ userId: ':userId', clientId: ':clientId', endpointId: ':endpointId', providerId: ':providerId' })}`, e] as const))(
     '%s names an ill-typed optional field with what it must be, not as missing',
     async (_, { method, path, illTyped: [body, message] }) => {
       const res = await admin(method, path(ids), body)

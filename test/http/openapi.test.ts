@@ -48,12 +48,16 @@ describe('GET /api/v1/auth/openapi.json', () => {
       '/api/v1/admin/groups/{groupId}',
       '/api/v1/admin/groups/{groupId}/members',
       '/api/v1/admin/groups/{groupId}/members/{userId}',
+      '/api/v1/admin/providers',
+      '/api/v1/admin/providers/{providerId}',
       '/api/v1/admin/tenant',
       '/api/v1/admin/users',
       '/api/v1/admin/users/{userId}',
       '/api/v1/admin/users/{userId}/grants',
       '/api/v1/admin/users/{userId}/grants/{clientId}',
       '/api/v1/admin/users/{userId}/groups',
+      '/api/v1/admin/users/{userId}/identities',
+      '/api/v1/admin/users/{userId}/identities/{identityId}',
       '/api/v1/admin/users/{userId}/invite',
       '/api/v1/admin/users/{userId}/mfa',
       '/api/v1/admin/users/{userId}/passkeys',
@@ -217,6 +221,38 @@ describe('GET /api/v1/auth/openapi.json', () => {
     conforms('/api/v1/admin/access-rules/{ruleId}', 'get', await admin('GET', '/access-rules/nothing'))
     conforms('/api/v1/admin/access-rules/{ruleId}', 'delete', await admin('DELETE', `/access-rules/${added.json.data.ruleId}`))
     conforms('/api/v1/admin/access-rules/{ruleId}', 'delete', await admin('DELETE', `/access-rules/${added.json.data.ruleId}`))
+  })
+
+  it('describes the real responses of the admin API for identity providers and identities, success and errors', async () => {
+    const adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, scope: 'admin' })).key
+    const admin = (method: string, path: string, body?: unknown, key: string | null = adminKey) => ctx.call(method, `/api/v1/admin${path}`, { body, apiKey: key })
+    const body = { type: 'google', clientId: 'an-id.apps.googleusercontent.com', clientSecret: 'a-secret-of-google' }
+    const created = await admin('POST', '/providers', body)
+    conforms('/api/v1/admin/providers', 'post', created)
+    conforms('/api/v1/admin/providers', 'post', await admin('POST', '/providers', body))
+    conforms('/api/v1/admin/providers', 'post', await admin('POST', '/providers', { ...body, type: 'facebook' }))
+    conforms('/api/v1/admin/providers', 'post', await admin('POST', '/providers', body, ctx.apiKey))
+    conforms('/api/v1/admin/providers', 'post', await admin('POST', '/providers', body, null))
+    const providerId = created.json.data.providerId
+    conforms('/api/v1/admin/providers', 'get', await admin('GET', '/providers'))
+    conforms('/api/v1/admin/providers/{providerId}', 'get', await admin('GET', `/providers/${providerId}`))
+    conforms('/api/v1/admin/providers/{providerId}', 'get', await admin('GET', '/providers/nothing'))
+    conforms('/api/v1/admin/providers/{providerId}', 'patch', await admin('PATCH', `/providers/${providerId}`, { name: 'Google Workspace', createUsers: 'domains:example.com' }))
+    conforms('/api/v1/admin/providers/{providerId}', 'patch', await admin('PATCH', `/providers/${providerId}`, { scopes: 'email' }))
+
+    const { userId } = await ctx.addUser({ email: 'linked@example.com' })
+    const now = ctx.clock.now()
+    const identity = { id: Bun.randomUUIDv7(), tenantId: ctx.tenantId, providerId, subject: '1234', userId, email: 'linked@example.com', emailVerified: true, createdAt: now, lastUsedAt: null }
+    const linked = { at: now, type: 'identity.linked' as const, tenantId: ctx.tenantId, userId, ip: null, userAgent: null, apiKeyId: null, detail: null }
+    expect(await ctx.runtime.store.identities.insert(identity, linked)).toBe(true)
+    conforms('/api/v1/admin/users/{userId}/identities', 'get', await admin('GET', `/users/${userId}/identities`))
+    conforms('/api/v1/admin/users/{userId}/identities', 'get', await admin('GET', '/users/nobody/identities'))
+    await admin('POST', '/providers', { type: 'gitlab', clientId: 'gitlab-app', clientSecret: 'a-secret-of-gitlab' })
+    conforms('/api/v1/admin/providers/{providerId}', 'patch', await admin('PATCH', `/providers/${providerId}`, { name: 'gitlab' }))
+    conforms('/api/v1/admin/users/{userId}/identities/{identityId}', 'delete', await admin('DELETE', `/users/${userId}/identities/${identity.id}`))
+    conforms('/api/v1/admin/users/{userId}/identities/{identityId}', 'delete', await admin('DELETE', `/users/${userId}/identities/${identity.id}`))
+    conforms('/api/v1/admin/providers/{providerId}', 'delete', await admin('DELETE', `/providers/${providerId}`))
+    conforms('/api/v1/admin/providers/{providerId}', 'delete', await admin('DELETE', `/providers/${providerId}`))
   })
 
   it('describes the real responses of sign-up and verification, success and errors', async () => {

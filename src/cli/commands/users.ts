@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { resetMfa } from '../../core/mfa/enrolment'
 import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
+import { listIdentities, unlinkIdentity } from '../../core/federation/identities'
 import { createUser, deleteUser, listUsers, MAX_PAGE, setUserDisabled, toCreatedUserView, updateUser, userView, viewUser, type UserView } from '../../core/accounts/users'
 import { contextFrom } from '../context'
 import { readPasswordFromStdin, required, table, UsageError } from '../io'
@@ -71,11 +72,23 @@ export function registerUsers(program: Command, env: Env) {
 
   users
     .command('show <userId>')
-    .description('one user (as GET /api/v1/admin/users/ID)')
+    .description('one user (as GET /api/v1/admin/users/ID), with the upstream identities linked to them (as GET …/identities)')
     .action(async (userId: string, _: unknown, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
-      const user = await ctx.withRuntime((rt) => viewUser(rt, userId))
-      ctx.out.result(user, () => table([flattenUser(user)], [...USER_COLUMNS, 'firstName', 'lastName', 'updatedAt', 'emailVerifiedAt', 'groups']))
+      const user = await ctx.withRuntime(async (rt) => ({ ...(await viewUser(rt, userId)), identities: await listIdentities(rt, userId) }))
+      ctx.out.result(user, () => [
+        ...table([flattenUser(user)], [...USER_COLUMNS, 'firstName', 'lastName', 'updatedAt', 'emailVerifiedAt', 'groups']),
+        ...(user.identities.length > 0 ? ['', `identities (${user.identities.length}):`, ...table(user.identities.map((i) => ({ ...i, provider: `${i.providerName} (${i.providerType})` })), ['identityId', 'provider', 'email', 'linkedAt', 'lastUsedAt'])] : []),
+      ])
+    })
+
+  users
+    .command('unlink-identity <userId> <identityId>')
+    .description("unlink an upstream identity from a user (as DELETE /api/v1/admin/users/ID/identities/IDENTITY_ID); the user's last way to sign in is refused")
+    .action(async (userId: string, identityId: string, _: unknown, cmd: Command) => {
+      const ctx = contextFrom(cmd, env)
+      const unlinked = await ctx.withRuntime((rt) => unlinkIdentity(rt, userId, identityId))
+      ctx.out.result(unlinked, () => `unlinked identity ${identityId} from user ${userId}`)
     })
 
   users

@@ -1,7 +1,8 @@
 // Groups (product spec §23): who may use what. A group belongs to one tenant and is flat: it
 // has users, never other groups, so no membership is inherited. Adding a member twice, or
-// removing one who is not in it, is no error. A group that an OpenID client admits by name
-// cannot be deleted or renamed out from under it: access never widens or narrows silently.
+// removing one who is not in it, is no error. A group that an OpenID client or an access rule
+// admits by name, or an upstream provider maps to, cannot be deleted or renamed out from under
+// it: access never widens or narrows silently.
 import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { badRequest, conflict, notFoundById } from '../errors'
@@ -64,9 +65,18 @@ async function usersOfName(deps: Pick<Deps, 'store'>, group: Group): Promise<str
   ]
 }
 
+/** The tenant's upstream providers whose --map-group sets this group by name (core/federation). */
+async function mappersOfName(deps: Pick<Deps, 'store'>, group: Group): Promise<string[]> {
+  const providers = await deps.store.providers.list(group.tenantId)
+  return providers.filter((p) => p.groupMap !== null && Object.values(JSON.parse(p.groupMap) as Record<string, string>).includes(group.name)).map((p) => `identity provider ${p.name} (${p.id})`)
+}
+
 async function refuseIfNamed(deps: Pick<Deps, 'store'>, group: Group, change: 'deleted' | 'renamed') {
   const users = await usersOfName(deps, group)
   if (users.length > 0) throw conflict(`Group ${group.name} cannot be ${change}: ${users.join(', ')} ${users.length === 1 ? 'admits' : 'admit'} by it`)
+  // (a sign-in through the provider would set a group that is no longer there, or no longer this one)
+  const mappers = await mappersOfName(deps, group)
+  if (mappers.length > 0) throw conflict(`Group ${group.name} cannot be ${change}: ${mappers.join(', ')} ${mappers.length === 1 ? 'maps' : 'map'} upstream groups to it`)
 }
 
 export async function updateGroup(deps: GroupDeps, groupId: string, input: { name?: unknown; description?: unknown }, actor: Actor = CLI_ACTOR): Promise<Group> {

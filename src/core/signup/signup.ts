@@ -41,17 +41,18 @@ export type SignupPolicy = { kind: 'closed' } | { kind: 'open' } | { kind: 'doma
 // A domain as it appears after the @ of an address normaliseEmail accepts: labels separated by dots.
 const DOMAIN_PATTERN = /^[^\s@,.]+(\.[^\s@,.]+)+$/u
 
-/** `closed`, `open` or `domains:a.example,b.example` (as typed by an operator: 400 otherwise). */
-export function parseSignupPolicy(raw: string): SignupPolicy {
+/** `closed`, `open` or `domains:a.example,b.example` (as typed by an operator: 400 otherwise,
+ *  naming `field`: a provider's createUsers takes the same policy, core/federation). */
+export function parseSignupPolicy(raw: string, field = 'signup'): SignupPolicy {
   const value = raw.trim()
   if (value === 'closed' || value === 'open') return { kind: value }
   if (value.startsWith('domains:')) {
     const domains = [...new Set(value.slice('domains:'.length).split(',').map((d) => d.trim().toLowerCase().replace(/^@/, '')).filter((d) => d !== ''))]
     const bad = domains.find((d) => d.length > 253 || !DOMAIN_PATTERN.test(d))
     if (bad === undefined && domains.length > 0 && domains.length <= 100) return { kind: 'domains', domains: domains.sort() }
-    if (bad !== undefined) throw badRequest(`signup: "${bad}" is not an e-mail domain (such as example.com)`)
+    if (bad !== undefined) throw badRequest(`${field}: "${bad}" is not an e-mail domain (such as example.com)`)
   }
-  throw badRequest('signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)')
+  throw badRequest(`${field} must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)`)
 }
 
 /** The stored form: the same policy always reads the same. */

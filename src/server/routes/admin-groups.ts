@@ -68,7 +68,7 @@ export const adminGroupRoutes = (deps: Deps) =>
       ...strictBody({ name: t.Optional(name('A new name')), description }),
       detail: {
         summary: 'Rename a group or change its description',
-        description: "A name another group of the tenant has is a 409, and so is renaming a group that an OpenID client (its allowedGroups) or an access rule admits by: the message names them. Tokens carry the new name from their next issue.",
+        description: "A name another group of the tenant has is a 409, and so is renaming a group that an OpenID client (its allowedGroups) or an access rule admits by, or an identity provider maps to: the message names them. Tokens carry the new name from their next issue.",
         security: ADMIN_KEY,
         responses: responses({ status: 200, description: 'The group after the change', data: GroupView }, [400, 401, 403, 404, 409, 413, 503]),
       },
@@ -78,7 +78,7 @@ export const adminGroupRoutes = (deps: Deps) =>
       params: groupParams,
       detail: {
         summary: 'Delete a group',
-        description: 'Its memberships go with it. A group that an OpenID client (its allowedGroups) or an access rule admits by cannot be deleted: 409 naming them.',
+        description: 'Its memberships go with it. A group that an OpenID client (its allowedGroups) or an access rule admits by, or an identity provider maps to, cannot be deleted: 409 naming them.',
         security: ADMIN_KEY,
         responses: responses({ status: 200, description: 'Deleted', data: t.Object({ groupId: t.String() }) }, [401, 403, 404, 409, 503]),
       },
