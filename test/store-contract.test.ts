@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { Store } from '../src/core/store'
 import type { ResetHistory } from '../src/core/accounts/store'
 import type { OidcClient, OidcCode } from '../src/core/oidc/types'
-import { TENANT_SETTINGS_UNSET, type MfaChallenge, type OutboxMessage, type PendingSignup, type RefreshFamily, type RefreshToken, type Tenant, type User } from '../src/core/types'
+import { TENANT_SETTINGS_UNSET, type AuditEvent, type MfaChallenge, type OutboxMessage, type PendingSignup, type RefreshFamily, type RefreshToken, type Tenant, type User } from '../src/core/types'
 import { openDatabase } from '../src/db/sqlite/client'
 import { runMigrations } from '../src/db/sqlite/migrate'
 import { openPostgres } from '../src/db/pg/client'
@@ -15,9 +15,10 @@ import { runPgMigrations } from '../src/db/pg/migrate'
 import { createPgStore } from '../src/db/pg/store'
 import { createSqliteStore } from '../src/db/sqlite/store'
 import { tempDir } from './helpers'
-import type { WebhookEndpoint } from '../src/core/webhooks/types'
+import type { WebhookEndpoint, WebhookEvent } from '../src/core/webhooks/types'
 import type { Group } from '../src/core/groups/types'
 import type { AccessRule } from '../src/core/forward-auth/types'
+import { FLOW_TTL_MS, type FederationFlow, type Identity, type IdentityProvider } from '../src/core/federation/types'
 import { deliveriesOf } from '../src/core/webhooks/worker'
 import { createTestDatabase, describePostgres } from './pg'
 
@@ -826,6 +827,261 @@ for (const [engine, define, open] of engines) {
         expect((await store.tenants.get(t.id))!.forwardAuthDomains).toBe(domains)
         expect((await store.tenants.list()).find((x) => x.id === t.id)!.forwardAuthDomains).toBe(domains)
         expect(await store.tenants.updateSettings(t.id, { forwardAuthDomains: null })).toMatchObject({ forwardAuthDomains: null })
+      }))
+    })
+
+    describe('upstream identity providers', () => {
+      const provider = (tenantId: string, name = 'Google', changes: Partial<IdentityProvider> = {}): IdentityProvider => ({
+        id: Bun.randomUUIDv7(), tenantId, type: 'google', name, issuer: 'https://accounts.google.com', clientId: 'client', clientSecretSealed: 'v1.sealed', scopes: 'openid email profile',
+        linkByEmail: 'verified', createUsers: null, trustUpstreamMfa: false, groupsClaim: null, groupMap: null, createdAt: now, updatedAt: now, ...changes,
+      })
+      const identity = (p: IdentityProvider, u: User, changes: Partial<Identity> = {}): Identity => ({
+        id: Bun.randomUUIDv7(), tenantId: p.tenantId, providerId: p.id, subject: Bun.randomUUIDv7(), userId: u.id, email: u.email, emailVerified: true, createdAt: now, lastUsedAt: null, ...changes,
+      })
+      const audit = (type: string, u: User): AuditEvent => ({ at: now, type, tenantId: u.tenantId, userId: u.id, ip: null, userAgent: null, apiKeyId: null, detail: null })
+      const flow = (p: IdentityProvider, changes: Partial<FederationFlow> = {}): FederationFlow => ({
+        id: Bun.randomUUIDv7(), stateHash: Bun.randomUUIDv7(), tenantId: p.tenantId, providerId: p.id, intent: 'sign-in', userId: null, codeVerifierSealed: 'v1.verifier', nonce: 'n',
+        returnTo: null, stage: 'started', pendingSealed: null, createdAt: now, expiresAt: now + FLOW_TTL_MS, ...changes,
+      })
+      /** A user who signs in only through upstream providers. */
+      const passwordless = async (store: Store, tenantId: string, email: string) => {
+        const u = { ...user(tenantId, email), passwordHash: null }
+        expect(await store.users.insert(u)).toBe(true)
+        return u
+      }
+      const auditTypes = async (store: Store, u: User) => (await store.audit.query({ userId: u.id })).map((event) => event.type).sort()
+      /** The webhook events written since the last call (fanned out to no endpoint), by type and
+       *  data, in that order (events of one millisecond have no order of their own). */
+      const newEvents = async (store: Store) => {
+        const seen: WebhookEvent[] = []
+        await store.webhooks.fanOut(1000, now, (event) => (seen.push(event), []))
+        return seen.map((event) => ({ type: event.type, data: JSON.parse(event.data) as Record<string, unknown> })).sort((a, b) => (a.type + JSON.stringify(a.data)).localeCompare(b.type + JSON.stringify(b.data)))
+      }
+
+      it('inserts, lists by name, updates and deletes providers; a deleted provider takes its identities, flows and login challenges with it', withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const other = tenant()
+        await store.tenants.insert(other)
+        const google = provider(t.id, 'Google')
+        const github = provider(t.id, 'GitHub', { type: 'github', issuer: null, linkByEmail: 'never', createUsers: 'domains:example.com', trustUpstreamMfa: true, groupsClaim: 'groups', groupMap: '{"eng":"engineers"}' })
+        const lab = provider(t.id, 'gitlab', { type: 'gitlab' })
+        for (const p of [google, github, lab, provider(other.id)]) await store.providers.insert(p)
+        // Byte order, the same on both engines.
+        expect(await store.providers.list(t.id)).toEqual([github, google, lab])
+        expect(await store.providers.get(github.id)).toEqual(github)
+        expect(await store.providers.get(Bun.randomUUIDv7())).toBeNull()
+        const changes = { name: 'Google Workspace', trustUpstreamMfa: true, createUsers: 'closed', groupMap: '{"a":"b"}', updatedAt: now + 1 }
+        expect(await store.providers.update(google.id, changes)).toEqual({ ...google, ...changes })
+        expect(await store.providers.update(google.id, { issuer: null, groupMap: null, updatedAt: now + 2 })).toEqual({ ...google, ...changes, issuer: null, groupMap: null, updatedAt: now + 2 })
+        expect(await store.providers.update(Bun.randomUUIDv7(), { name: 'x', updatedAt: now })).toBeNull()
+
+        const linked = identity(google, u)
+        expect(await store.identities.insert(linked, audit('identity.linked', u))).toBe(true)
+        expect(await store.providers.countIdentities(google.id)).toBe(1)
+        expect(await store.providers.countIdentities(github.id)).toBe(0)
+        const started = flow(google)
+        await store.federationFlows.insert(started)
+        const challenge: MfaChallenge = { id: Bun.randomUUIDv7(), tokenHash: 'upstream', userId: u.id, tenantId: t.id, rememberMe: false, createdAt: now, expiresAt: now + 300_000, attempts: 0, spentAt: null, webauthnChallenge: null, providerId: google.id }
+        await store.mfa.createChallenge(challenge)
+        expect(await store.mfa.findChallenge('upstream')).toEqual(challenge)
+        expect(await store.providers.delete(google.id)).toBe(true)
+        expect(await store.providers.delete(google.id)).toBe(false)
+        expect(await store.providers.get(google.id)).toBeNull()
+        expect(await store.identities.get(linked.id)).toBeNull()
+        expect(await store.federationFlows.findByState(started.stateHash)).toBeNull()
+        // A sign-in through a provider deleted meanwhile does not complete (as a password's, or at all).
+        expect(await store.mfa.findChallenge('upstream')).toBeNull()
+        expect(await store.providers.countIdentities(google.id)).toBe(0)
+        expect((await store.providers.list(t.id)).map((p) => p.id)).toEqual([github.id, lab.id])
+      }))
+
+      it('links an identity once, only for a user still there and of its tenant, and records its uses', withEngine(async (e) => {
+        const { t, u } = await seeded(e.store)
+        const other = tenant()
+        await e.store.tenants.insert(other)
+        const google = provider(t.id)
+        await e.store.providers.insert(google)
+        const first = identity(google, u, { subject: 'sub-1', createdAt: now + 1 })
+        expect(await e.store.identities.insert(first, audit('identity.linked', u))).toBe(true)
+        expect(await e.store.identities.get(first.id)).toEqual(first)
+        expect(await e.store.identities.find(google.id, 'sub-1')).toEqual(first)
+        expect(await e.store.identities.find(google.id, 'sub-2')).toBeNull()
+        // (provider, subject) belongs to one user: a second link of it writes nothing.
+        expect(await e.store.identities.insert(identity(google, u, { subject: 'sub-1' }), audit('identity.linked', u))).toBe(false)
+        const another = user(t.id, 'another@example.com')
+        await e.store.users.insert(another)
+        expect(await e.store.identities.insert(identity(google, another, { subject: 'sub-1' }), audit('identity.linked', another))).toBe(false)
+        expect(await auditTypes(e.store, another)).toEqual([])
+        // Of links of one subject racing from two connections, one goes.
+        const second = e.second()
+        const raced = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? second : e.store).identities.insert(identity(google, another, { subject: 'raced' }), audit('identity.linked', another))))
+        expect(raced.filter(Boolean)).toHaveLength(1)
+        expect(await auditTypes(e.store, another)).toEqual(['identity.linked'])
+        // A user erased before the link, or of another tenant, is refused without an error.
+        const gone = user(t.id, 'gone@example.com')
+        await e.store.users.insert(gone)
+        await e.store.users.erase(gone)
+        expect(await e.store.identities.insert(identity(google, gone), audit('identity.linked', gone))).toBe(false)
+        const stranger = user(other.id, 'stranger@example.com')
+        await e.store.users.insert(stranger)
+        expect(await e.store.identities.insert({ ...identity(google, stranger), tenantId: t.id }, audit('identity.linked', stranger))).toBe(false)
+        expect(await e.store.identities.insert(identity(google, stranger), audit('identity.linked', stranger))).toBe(false)
+        expect(await auditTypes(e.store, stranger)).toEqual([])
+        // The user's identities, oldest first; a use records the upstream's address as it is now.
+        const lab = provider(t.id, 'GitLab', { type: 'gitlab' })
+        await e.store.providers.insert(lab)
+        const older = identity(lab, u, { createdAt: now })
+        expect(await e.store.identities.insert(older, audit('identity.linked', u))).toBe(true)
+        expect((await e.store.identities.listByUser(u.id)).map((i) => i.id)).toEqual([older.id, first.id])
+        expect(await e.store.identities.listByUser(Bun.randomUUIDv7())).toEqual([])
+        await e.store.identities.recordUse(first.id, 'ada@new.example.com', false, now + 60_000)
+        expect(await e.store.identities.get(first.id)).toEqual({ ...first, email: 'ada@new.example.com', emailVerified: false, lastUsedAt: now + 60_000 })
+        await e.store.identities.recordUse(first.id, null, false, now + 120_000)
+        expect(await e.store.identities.get(first.id)).toMatchObject({ email: null, lastUsedAt: now + 120_000 })
+        expect(await auditTypes(e.store, u)).toEqual(['identity.linked', 'identity.linked'])
+      }))
+
+      it('creates a user with their identity in one transaction, and writes nothing when the address or the identity is taken', withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const google = provider(t.id)
+        await store.providers.insert(google)
+        const fresh = { ...user(t.id, 'fresh@example.com'), passwordHash: null, emailVerifiedAt: now }
+        const freshIdentity = identity(google, fresh, { subject: 'fresh' })
+        expect(await store.identities.insertWithUser(fresh, freshIdentity, [audit('user.created', fresh), audit('identity.linked', fresh)])).toBe('created')
+        expect(await store.users.get(fresh.id)).toEqual(fresh)
+        expect(await store.identities.find(google.id, 'fresh')).toEqual(freshIdentity)
+        expect(await auditTypes(store, fresh)).toEqual(['identity.linked', 'user.created'])
+        // The address of an existing user: neither the user nor the identity is written.
+        const twin = { ...user(t.id, u.email), passwordHash: null }
+        expect(await store.identities.insertWithUser(twin, identity(google, twin, { subject: 'twin' }), [audit('user.created', twin), audit('identity.linked', twin)])).toBe('email-taken')
+        expect(await store.users.get(twin.id)).toBeNull()
+        expect(await store.identities.find(google.id, 'twin')).toBeNull()
+        expect(await auditTypes(store, twin)).toEqual([])
+        // An identity linked already: no user is created for it.
+        const late = { ...user(t.id, 'late@example.com'), passwordHash: null }
+        expect(await store.identities.insertWithUser(late, identity(google, late, { subject: 'fresh' }), [audit('user.created', late), audit('identity.linked', late)])).toBe('identity-taken')
+        expect(await store.users.findByEmail(t.id, 'late@example.com')).toBeNull()
+        expect(await store.identities.find(google.id, 'fresh')).toEqual(freshIdentity)
+        expect(await auditTypes(store, late)).toEqual([])
+      }))
+
+      it("unlinks an identity unless it is the user's last way in (no password, no passkey, no other identity)", withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const [google, github] = [provider(t.id), provider(t.id, 'GitHub', { type: 'github' })]
+        for (const p of [google, github]) await store.providers.insert(p)
+        const only = await passwordless(store, t.id, 'only@example.com')
+        const onlyGoogle = identity(google, only)
+        await store.identities.insert(onlyGoogle, audit('identity.linked', only))
+        expect(await store.identities.deleteUnlessLast(onlyGoogle.id, only.id, audit('identity.unlinked', only))).toBe('last')
+        expect(await store.identities.get(onlyGoogle.id)).toEqual(onlyGoogle)
+        // Another user's identity, or none: nothing to unlink.
+        expect(await store.identities.deleteUnlessLast(onlyGoogle.id, u.id, audit('identity.unlinked', u))).toBe('none')
+        expect(await store.identities.deleteUnlessLast(Bun.randomUUIDv7(), only.id, audit('identity.unlinked', only))).toBe('none')
+        // A second identity is another way in; once the first goes, the second is the last.
+        const onlyGithub = identity(github, only)
+        await store.identities.insert(onlyGithub, audit('identity.linked', only))
+        expect(await store.identities.deleteUnlessLast(onlyGoogle.id, only.id, audit('identity.unlinked', only))).toBe('deleted')
+        expect(await store.identities.deleteUnlessLast(onlyGoogle.id, only.id, audit('identity.unlinked', only))).toBe('none')
+        expect(await store.identities.deleteUnlessLast(onlyGithub.id, only.id, audit('identity.unlinked', only))).toBe('last')
+        expect(await auditTypes(store, only)).toEqual(['identity.linked', 'identity.linked', 'identity.unlinked'])
+        // A password is another way in.
+        const withPassword = identity(google, u)
+        await store.identities.insert(withPassword, audit('identity.linked', u))
+        expect(await store.identities.deleteUnlessLast(withPassword.id, u.id, audit('identity.unlinked', u))).toBe('deleted')
+        // So is a passkey.
+        const keyed = await passwordless(store, t.id, 'keyed@example.com')
+        const keyedGoogle = identity(google, keyed)
+        await store.identities.insert(keyedGoogle, audit('identity.linked', keyed))
+        const passkey = { id: Bun.randomUUIDv7(), tenantId: t.id, userId: keyed.id, credentialId: 'cred', publicKey: 'pk', counter: 0, transports: '[]', deviceType: 'multiDevice', backedUp: true, aaguid: '00000000-0000-0000-0000-000000000000', name: 'P', createdAt: now, lastUsedAt: null }
+        expect(await store.passkeys.insert({ passkey, max: 10, mail: { ...mail(t.id), kind: 'passkey-added' }, audit: audit('passkey.added', keyed) })).toBe('added')
+        expect(await store.identities.deleteUnlessLast(keyedGoogle.id, keyed.id, audit('identity.unlinked', keyed))).toBe('deleted')
+        expect(await store.identities.listByUser(keyed.id)).toEqual([])
+      }))
+
+      it("of two unlinks of a user's two identities racing from two connections (no password, no passkey), exactly one goes", withEngine(async (e) => {
+        const { t } = await seeded(e.store)
+        const [google, github] = [provider(t.id), provider(t.id, 'GitHub', { type: 'github' })]
+        for (const p of [google, github]) await e.store.providers.insert(p)
+        const second = e.second()
+        for (let round = 0; round < 5; round++) {
+          const u = await passwordless(e.store, t.id, `racer-${round}@example.com`)
+          const both = [identity(google, u), identity(github, u)]
+          for (const i of both) await e.store.identities.insert(i, audit('identity.linked', u))
+          const answers = await Promise.all(both.map((i, n) => (n % 2 ? second : e.store).identities.deleteUnlessLast(i.id, u.id, audit('identity.unlinked', u))))
+          expect(answers.sort()).toEqual(['deleted', 'last'])
+          expect(await e.store.identities.listByUser(u.id)).toHaveLength(1)
+        }
+      }))
+
+      it('moves a flow from one stage to the next once: a replay, another stage or an expired flow is refused; expired flows are pruned', withEngine(async (e) => {
+        const { t, u } = await seeded(e.store)
+        const google = provider(t.id)
+        await e.store.providers.insert(google)
+        const started = flow(google, { intent: 'link', userId: u.id, returnTo: '/t/acme/account' })
+        await e.store.federationFlows.insert(started)
+        expect(await e.store.federationFlows.findByState(started.stateHash)).toEqual(started)
+        expect(await e.store.federationFlows.findByState('no-such-state')).toBeNull()
+        // The callback spends the started flow once, whoever sends it and however often.
+        const second = e.second()
+        const pending = { pendingSealed: 'v1.profile', userId: u.id }
+        const moves = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? second : e.store).federationFlows.advance(started.id, 'started', 'awaiting-proof', now + 1, pending)))
+        expect(moves.filter(Boolean)).toHaveLength(1)
+        expect(await e.store.federationFlows.findByState(started.stateHash)).toEqual({ ...started, stage: 'awaiting-proof', ...pending })
+        expect(await e.store.federationFlows.advance(started.id, 'started', 'done', now + 1)).toBe(false)
+        // At its expiry it moves no more; before it, once.
+        expect(await e.store.federationFlows.advance(started.id, 'awaiting-proof', 'done', started.expiresAt)).toBe(false)
+        expect(await e.store.federationFlows.advance(started.id, 'awaiting-proof', 'done', started.expiresAt - 1)).toBe(true)
+        expect(await e.store.federationFlows.advance(started.id, 'awaiting-proof', 'done', now + 2)).toBe(false)
+        expect(await e.store.federationFlows.findByState(started.stateHash)).toEqual({ ...started, stage: 'done', ...pending })
+        expect(await e.store.federationFlows.advance(Bun.randomUUIDv7(), 'started', 'done', now)).toBe(false)
+        // Pruned once expired, done or not.
+        const later = flow(google, { expiresAt: started.expiresAt + 60_000 })
+        await e.store.federationFlows.insert(later)
+        expect(await e.store.prune('federationFlows', started.expiresAt, 10)).toBe(0)
+        expect(await e.store.prune('federationFlows', started.expiresAt + 1, 10)).toBe(1)
+        expect(await e.store.federationFlows.findByState(started.stateHash)).toBeNull()
+        expect(await e.store.federationFlows.findByState(later.stateHash)).toEqual(later)
+        // A user's erasure ends the flows that name them.
+        const named = flow(google, { intent: 'link', userId: u.id })
+        await e.store.federationFlows.insert(named)
+        await e.store.users.erase(u)
+        expect(await e.store.federationFlows.findByState(named.stateHash)).toBeNull()
+        expect(await e.store.federationFlows.findByState(later.stateHash)).toEqual(later)
+      }))
+
+      it('writes identity.linked and identity.unlinked with the change, none for an erased user or a deleted provider; session.created names the provider', withEngine(async ({ store }) => {
+        const { t, u } = await seeded(store)
+        const [google, github] = [provider(t.id), provider(t.id, 'GitHub', { type: 'github' })]
+        for (const p of [google, github]) await store.providers.insert(p)
+        await newEvents(store)
+        const linked = identity(google, u, { subject: 'sub-ada' })
+        await store.identities.insert(linked, audit('identity.linked', u))
+        const about = { identity: { id: linked.id, providerId: google.id, subject: 'sub-ada', email: u.email }, user: { id: u.id } }
+        expect(await newEvents(store)).toEqual([{ type: 'identity.linked', data: about }])
+        expect(await store.identities.deleteUnlessLast(linked.id, u.id, audit('identity.unlinked', u))).toBe('deleted')
+        expect(await newEvents(store)).toEqual([{ type: 'identity.unlinked', data: about }])
+        // Refused or written nothing: no event.
+        const only = await passwordless(store, t.id, 'only@example.com')
+        const onlyGoogle = identity(google, only, { email: null })
+        await store.identities.insert(onlyGoogle, audit('identity.linked', only))
+        await store.identities.insert(identity(google, u, { subject: onlyGoogle.subject }), audit('identity.linked', u))
+        await store.identities.deleteUnlessLast(onlyGoogle.id, only.id, audit('identity.unlinked', only))
+        expect(await newEvents(store)).toEqual([{ type: 'identity.linked', data: { identity: { id: onlyGoogle.id, providerId: google.id, subject: onlyGoogle.subject, email: null }, user: { id: only.id } } }, { type: 'user.created', data: expect.anything() }])
+        // An identity that goes with its user (erasure) or its provider (deletion) is no event of its own.
+        await store.identities.insert(identity(github, u), audit('identity.linked', u))
+        await newEvents(store)
+        expect(await store.providers.delete(github.id)).toBe(true)
+        expect(await store.users.erase(only)).toBe(true)
+        expect((await newEvents(store)).map((event) => event.type)).toEqual(['user.deleted'])
+        // A session signed in through a provider names it; another does not.
+        const [through, direct] = [family(u), family(u)]
+        const login = { limitResets: [], limitRefunds: [], audit: audit('login.succeeded', u) }
+        expect(await store.sessions.createFamily(through, token(through.id), 0, { ...login, providerId: google.id })).toBe(true)
+        expect(await store.sessions.createFamily(direct, token(direct.id), 0, login)).toBe(true)
+        expect(await newEvents(store)).toEqual([
+          { type: 'session.created', data: { session: { id: through.id, clientId: null, providerId: google.id }, user: { id: u.id } } },
+          { type: 'session.created', data: { session: { id: direct.id, clientId: null, providerId: null }, user: { id: u.id } } },
+        ])
       }))
     })
 

@@ -22,6 +22,10 @@ import * as sqliteSchema from './sqlite/schema'
 export const TABLES = [
   'tenants',
   'users',
+  // (before mfaChallenges: a login challenge may name the provider it completes the sign-in of)
+  'identityProviders',
+  'identities',
+  'federationFlows',
   'apiKeys',
   'setupTokens',
   'signingKeys',

@@ -48,6 +48,8 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     // Its key has two columns too, and rows past their time must go alone: picked by both.
     pendingSignups: ['pending_signups', ['tenant_id', 'email_key'], sql`SELECT tenant_id, email_key FROM pending_signups WHERE ${endedBefore('spent_at', 'expires_at', before)} LIMIT ${limit}`],
     mfaChallenges: ['mfa_challenges', 'id', sql`SELECT id FROM mfa_challenges WHERE ${endedBefore('spent_at', 'expires_at', before)} LIMIT ${limit}`],
+    // (by expiry: a flow is done within its 10 minutes or never)
+    federationFlows: ['federation_flows', 'id', sql`SELECT id FROM federation_flows WHERE expires_at < ${before} LIMIT ${limit}`],
     webauthnChallenges: ['webauthn_challenges', 'id', sql`SELECT id FROM webauthn_challenges WHERE ${endedBefore('spent_at', 'expires_at', before)} LIMIT ${limit}`],
     // (by expiry, not spending: a spent code is kept its 60 s so that a second use revokes its grant)
     oidcCodes: ['oidc_codes', 'id', sql`SELECT id FROM oidc_codes WHERE expires_at < ${before} LIMIT ${limit}`],

@@ -100,6 +100,14 @@ describe('events', () => {
     await removeMembers(ctx.runtime, group.id, [userId])
     await deleteGroup(ctx.runtime, group.id)
 
+    // An upstream identity linked and unlinked (product spec §25), through the store methods that write them.
+    const provider = { id: 'idp-1', tenantId: ctx.tenantId, type: 'oidc' as const, name: 'Upstream', issuer: 'https://idp.example', clientId: 'authd', clientSecretSealed: 'v1.sealed-client-secret', scopes: 'openid email', linkByEmail: 'never' as const, createUsers: null, trustUpstreamMfa: false, groupsClaim: null, groupMap: null, createdAt: now, updatedAt: now }
+    await ctx.runtime.store.providers.insert(provider)
+    const identity = { id: 'ident-1', tenantId: ctx.tenantId, providerId: provider.id, subject: 'upstream-subject', userId, email, emailVerified: true, createdAt: now, lastUsedAt: null }
+    expect(await ctx.runtime.store.identities.insert(identity, auditEvent(ctx.runtime, 'identity.linked', CLI_ACTOR, { userId }))).toBe(true)
+    expect(await ctx.runtime.store.identities.deleteUnlessLast(identity.id, userId, auditEvent(ctx.runtime, 'identity.unlinked', CLI_ACTOR, { userId }))).toBe('deleted')
+    secrets.push(provider.clientSecretSealed)
+
     const [hash] = await queryDatabase<{ password_hash: string }>(ctx, 'SELECT password_hash FROM users WHERE id = $1', [userId])
     secrets.push(hash!.password_hash)
     // (delivered before the erasure, which reduces the user's undelivered events to the id)
@@ -109,11 +117,14 @@ describe('events', () => {
     await until('every event type', () => WEBHOOK_EVENT_TYPES.every((type) => receiver.received.some((r) => r.type === type)))
     expect(receiver.state.refused).toBe(0)
     const ofUser = receiver.received.filter((r) => r.data.user?.id === userId).map((r) => r.type)
-    expect(ofUser).toEqual(expect.arrayContaining(['user.created', 'user.updated', 'session.created', 'session.ended', 'user.disabled', 'user.enabled', 'user.password_changed', 'user.mfa_enabled', 'user.mfa_disabled', 'passkey.added', 'passkey.removed', 'group.member_added', 'group.member_removed', 'user.deleted']))
+    expect(ofUser).toEqual(expect.arrayContaining(['user.created', 'user.updated', 'session.created', 'session.ended', 'user.disabled', 'user.enabled', 'user.password_changed', 'user.mfa_enabled', 'user.mfa_disabled', 'passkey.added', 'passkey.removed', 'group.member_added', 'group.member_removed', 'identity.linked', 'identity.unlinked', 'user.deleted']))
     const created = receiver.received.find((r) => r.type === 'user.created' && r.data.user.id === userId)!
     expect(created.data).toEqual({ user: { id: userId, email, firstName: 'Ada', lastName: 'Lovelace', type: 'user' } })
     expect(receiver.received.find((r) => r.type === 'signup.verified')!.data.user).toMatchObject({ email: 'grace@example.com', firstName: 'Grace' })
     expect(receiver.received.find((r) => r.type === 'passkey.added')!.data).toEqual({ passkey: { id: 'pk-1', name: 'Laptop' }, user: { id: userId } })
+    for (const type of ['identity.linked', 'identity.unlinked']) {
+      expect(receiver.received.find((r) => r.type === type)!.data).toEqual({ identity: { id: 'ident-1', providerId: 'idp-1', subject: 'upstream-subject', email }, user: { id: userId } })
+    }
     expect(secrets.every((secret) => typeof secret === 'string' && secret.length >= 6)).toBe(true)
     for (const delivered of receiver.received) for (const secret of secrets) expect(delivered.body).not.toContain(secret)
   })

@@ -4,6 +4,7 @@
 // this file by drizzle-kit (`npm run db:generate`) into src/db/pg/migrations.
 import { sql } from 'drizzle-orm'
 import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { FLOW_STAGES, LINK_BY_EMAIL, PROVIDER_TYPES } from '../../core/federation/types'
 
 const ms = (name: string) => bigint(name, { mode: 'number' })
 
@@ -111,6 +112,8 @@ export const refreshFamilies = pgTable(
     lastUsedAt: ms('last_used_at'),
     clientId: text('client_id'),
     scope: text('scope'),
+    /** No foreign key: the session keeps saying how it began after the provider is deleted. */
+    providerId: text('provider_id'),
   },
   // ended: retention finds ended sessions by it (retention-store.ts), in batches that must not
   // scan. The *_ended_idx indexes of other tables are there for the same reason.
@@ -319,6 +322,8 @@ export const mfaChallenges = pgTable(
     attempts: integer('attempts').notNull(),
     spentAt: ms('spent_at'),
     webauthnChallenge: text('webauthn_challenge'),
+    /** Deleted with the provider: a sign-in through a provider deleted meanwhile does not complete. */
+    providerId: text('provider_id').references(() => identityProviders.id, { onDelete: 'cascade' }),
   },
   // user: a new password or a disable spends the user's open challenges (helpers.ts spendOutstandingSecrets).
   (t) => [
@@ -561,4 +566,72 @@ export const accessRules = pgTable(
     createdAt: ms('created_at').notNull(),
   },
   (t) => [index('access_rules_tenant_position_idx').on(t.tenantId, t.position)],
+)
+
+export const identityProviders = pgTable(
+  'identity_providers',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: PROVIDER_TYPES }).notNull(),
+    name: text('name').notNull(),
+    issuer: text('issuer'),
+    clientId: text('client_id').notNull(),
+    clientSecretSealed: text('client_secret_sealed').notNull(),
+    scopes: text('scopes').notNull(),
+    linkByEmail: text('link_by_email', { enum: LINK_BY_EMAIL }).notNull(),
+    createUsers: text('create_users'),
+    trustUpstreamMfa: boolean('trust_upstream_mfa').notNull(),
+    groupsClaim: text('groups_claim'),
+    groupMap: text('group_map'),
+    createdAt: ms('created_at').notNull(),
+    updatedAt: ms('updated_at').notNull(),
+  },
+  (t) => [index('identity_providers_tenant_name_idx').on(t.tenantId, t.name)],
+)
+
+export const identities = pgTable(
+  'identities',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    providerId: text('provider_id')
+      .notNull()
+      .references(() => identityProviders.id, { onDelete: 'cascade' }),
+    subject: text('subject').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email'),
+    emailVerified: boolean('email_verified').notNull(),
+    createdAt: ms('created_at').notNull(),
+    lastUsedAt: ms('last_used_at'),
+  },
+  (t) => [uniqueIndex('identities_provider_subject_idx').on(t.providerId, t.subject), index('identities_user_idx').on(t.userId)],
+)
+
+export const federationFlows = pgTable(
+  'federation_flows',
+  {
+    id: text('id').primaryKey(),
+    stateHash: text('state_hash').notNull(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    providerId: text('provider_id')
+      .notNull()
+      .references(() => identityProviders.id, { onDelete: 'cascade' }),
+    intent: text('intent', { enum: ['sign-in', 'link'] }).notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    codeVerifierSealed: text('code_verifier_sealed').notNull(),
+    nonce: text('nonce').notNull(),
+    returnTo: text('return_to'),
+    stage: text('stage', { enum: FLOW_STAGES }).notNull(),
+    pendingSealed: text('pending_sealed'),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('federation_flows_state_idx').on(t.stateHash), index('federation_flows_expires_idx').on(t.expiresAt)],
 )

@@ -4,6 +4,7 @@
 // LOCKED for the outbox, and advisory locks where a rule reads before it writes.
 import { createPgGroupStore } from './group-store'
 import { createPgAccessRuleStore } from './access-rule-store'
+import { createPgFederationFlowStore, createPgIdentityStore, createPgProviderStore } from './federation-store'
 import { SESSION_USE_GRAIN_MS } from '../../core/sessions/store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Store } from '../../core/store'
@@ -85,10 +86,12 @@ const CREATE_FAMILY = `
 // session is authenticated when it starts. The keys as `= ANY(ARRAY(…))`, not `IN (SELECT …)`:
 // the planner guesses 100 rows for the set and, against a small counters table, joined it by
 // walking the table's whole primary key; an array is looked up key by key whatever the sizes.
+// The upstream provider the login went through, if any ($30), is the family's: session.created
+// names it.
 const CREATE_FAMILY_RECORDED = `
   WITH family AS (
-    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at)
-    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint FROM users WHERE id = $2 AND session_epoch = $19::int FOR SHARE
+    INSERT INTO refresh_families (id, user_id, tenant_id, remember_me, created_at, expires_at, revoked_at, revoked_reason, amr, auth_at, provider_id)
+    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8, $17, $18::bigint, $30 FROM users WHERE id = $2 AND session_epoch = $19::int FOR SHARE
     RETURNING id
   ), token AS (
     INSERT INTO refresh_tokens (id, family_id, token_hash, created_at, expires_at, spent_at, access_kid, ip, user_agent)
@@ -390,7 +393,7 @@ function createRawPgStore(db: PgDb): Store {
         const session = [f.id, f.userId, f.tenantId, f.rememberMe, f.createdAt, f.expiresAt, f.revokedAt, f.revokedReason, t.id, t.tokenHash, t.createdAt, t.expiresAt, t.spentAt, t.accessKid, t.ip, t.userAgent, f.amr, f.authAt, userEpoch]
         if (!record) return (await db.$client.unsafe(CREATE_FAMILY, session)).length === 1
         const a = toAuditRow(record.audit)
-        const rows = await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail, JSON.stringify(record.limitRefunds)])
+        const rows = await db.$client.unsafe(CREATE_FAMILY_RECORDED, [...session, JSON.stringify(record.limitResets), a.at, a.type, a.tenantId, a.userId, a.ip, a.userAgent, a.apiKeyId, a.detail, JSON.stringify(record.limitRefunds), record.providerId ?? null])
         return rows.length === 1
       },
       async findToken(hash) {
@@ -457,6 +460,9 @@ function createRawPgStore(db: PgDb): Store {
     mfa: createPgMfaStore(db),
     groups: createPgGroupStore(db),
     accessRules: createPgAccessRuleStore(db),
+    providers: createPgProviderStore(db),
+    identities: createPgIdentityStore(db),
+    federationFlows: createPgFederationFlowStore(db),
     passkeys: createPgPasskeyStore(db),
     oidc: createPgOidcStore(db),
     outbox: createPgOutboxStore(db),

@@ -3,6 +3,7 @@
 // by drizzle-kit (`npm run db:generate`).
 import { sql } from 'drizzle-orm'
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { FLOW_STAGES, LINK_BY_EMAIL, PROVIDER_TYPES } from '../../core/federation/types'
 
 export const tenants = sqliteTable(
   'tenants',
@@ -127,6 +128,10 @@ export const refreshFamilies = sqliteTable(
     clientId: text('client_id'),
     /** The scopes granted to that client, space-separated. */
     scope: text('scope'),
+    /** The upstream identity provider the session was signed in through (core/federation);
+     *  null: another way in. No foreign key: the session keeps saying how it began after the
+     *  provider is deleted, as its audit event does. */
+    providerId: text('provider_id'),
   },
   // ended: retention finds ended sessions by it (retention-store.ts), in batches that must not
   // scan. The *_ended_idx indexes of other tables are there for the same reason.
@@ -365,6 +370,10 @@ export const mfaChallenges = sqliteTable(
     spentAt: integer('spent_at'),
     /** The WebAuthn challenge a passkey signs to pass this challenge (null: the user has no passkey). */
     webauthnChallenge: text('webauthn_challenge'),
+    /** The upstream provider whose sign-in this challenge completes (core/federation); null: a
+     *  password's. Deleted with the provider: a sign-in through a provider deleted meanwhile
+     *  does not complete (set null, it would complete as a password's). */
+    providerId: text('provider_id').references(() => identityProviders.id, { onDelete: 'cascade' }),
   },
   // user: a new password or a disable spends the user's open challenges (helpers.ts spendOutstandingSecrets).
   (t) => [
@@ -637,4 +646,87 @@ export const accessRules = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('access_rules_tenant_position_idx').on(t.tenantId, t.position)],
+)
+
+// Upstream identity providers of a tenant (product spec §25). The client secret is sealed with
+// the server key (core/secrets.ts), never stored in clear. Names need not be unique.
+export const identityProviders = sqliteTable(
+  'identity_providers',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: PROVIDER_TYPES }).notNull(),
+    name: text('name').notNull(),
+    issuer: text('issuer'),
+    clientId: text('client_id').notNull(),
+    clientSecretSealed: text('client_secret_sealed').notNull(),
+    /** Space-separated. */
+    scopes: text('scopes').notNull(),
+    linkByEmail: text('link_by_email', { enum: LINK_BY_EMAIL }).notNull(),
+    /** `open`, `closed` or `domains:a.example,…`; null: the tenant's sign-up policy. */
+    createUsers: text('create_users'),
+    trustUpstreamMfa: integer('trust_upstream_mfa', { mode: 'boolean' }).notNull(),
+    groupsClaim: text('groups_claim'),
+    /** A JSON object {upstream name: local group name}. */
+    groupMap: text('group_map'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('identity_providers_tenant_name_idx').on(t.tenantId, t.name)],
+)
+
+// Upstream accounts linked to local users. (provider, subject) is unique, and so is (tenant,
+// provider, subject): a provider belongs to one tenant. Deleted with their user (erasure) or
+// their provider; identity.linked and identity.unlinked are written by triggers (the
+// federation migration), none for a deletion that comes with the user's or the provider's.
+export const identities = sqliteTable(
+  'identities',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    providerId: text('provider_id')
+      .notNull()
+      .references(() => identityProviders.id, { onDelete: 'cascade' }),
+    subject: text('subject').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The address the upstream gave at the last sign-in. */
+    email: text('email'),
+    emailVerified: integer('email_verified', { mode: 'boolean' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+  },
+  (t) => [uniqueIndex('identities_provider_subject_idx').on(t.providerId, t.subject), index('identities_user_idx').on(t.userId)],
+)
+
+// Upstream sign-ins in flight (core/federation): 10 minutes, each stage left once (a
+// conditional update). Pruned by expiry; deleted with their tenant, provider or user (a flow
+// for an erased user, with the upstream's answer about them, does not outlive the erasure). The
+// table holds minutes of flows: the cascades' look-ups by provider or user need no index.
+export const federationFlows = sqliteTable(
+  'federation_flows',
+  {
+    id: text('id').primaryKey(),
+    /** sha256 of the state; the state itself is only in the browser's cookie and the redirect. */
+    stateHash: text('state_hash').notNull(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    providerId: text('provider_id')
+      .notNull()
+      .references(() => identityProviders.id, { onDelete: 'cascade' }),
+    intent: text('intent', { enum: ['sign-in', 'link'] }).notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    codeVerifierSealed: text('code_verifier_sealed').notNull(),
+    nonce: text('nonce').notNull(),
+    returnTo: text('return_to'),
+    stage: text('stage', { enum: FLOW_STAGES }).notNull(),
+    pendingSealed: text('pending_sealed'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('federation_flows_state_idx').on(t.stateHash), index('federation_flows_expires_idx').on(t.expiresAt)],
 )

@@ -4,6 +4,7 @@
 // half-way with SQLITE_BUSY when the CLI writes at the same time.
 import { createGroupStore } from './group-store'
 import { createAccessRuleStore } from './access-rule-store'
+import { createFederationFlowStore, createIdentityStore, createProviderStore } from './federation-store'
 import { SESSION_USE_GRAIN_MS } from '../../core/sessions/store'
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Store } from '../../core/store'
@@ -53,7 +54,7 @@ export function createSqliteStore(db: Db): Store {
     familyById: db.select().from(refreshFamilies).where(eq(refreshFamilies.id, p('id'))).prepare(),
     insertFamily: db
       .insert(refreshFamilies)
-      .values({ id: p('id'), userId: p('userId'), tenantId: p('tenantId'), rememberMe: p('rememberMe'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), revokedAt: p('revokedAt'), revokedReason: p('revokedReason'), amr: p('amr'), authAt: p('authAt') })
+      .values({ id: p('id'), userId: p('userId'), tenantId: p('tenantId'), rememberMe: p('rememberMe'), createdAt: p('createdAt'), expiresAt: p('expiresAt'), revokedAt: p('revokedAt'), revokedReason: p('revokedReason'), amr: p('amr'), authAt: p('authAt'), providerId: p('providerId') })
       .prepare(),
     insertToken: db
       .insert(refreshTokens)
@@ -341,7 +342,7 @@ export function createSqliteStore(db: Db): Store {
       async createFamily(family, firstToken, userEpoch, record) {
         return immediate(() => {
           if (q.userEpoch.get({ id: family.userId })?.sessionEpoch !== userEpoch) return false
-          q.insertFamily.run({ ...family })
+          q.insertFamily.run({ ...family, providerId: record?.providerId ?? null })
           q.insertToken.run({ ...firstToken })
           if (record) {
             writeLimits([...record.limitResets.map((key) => ({ key, op: 'reset' as const })), ...record.limitRefunds.map((key) => ({ key, op: 'refund' as const }))], record.audit.at)
@@ -411,6 +412,9 @@ export function createSqliteStore(db: Db): Store {
     mfa: createMfaStore(db),
     groups: createGroupStore(db),
     accessRules: createAccessRuleStore(db),
+    providers: createProviderStore(db),
+    identities: createIdentityStore(db),
+    federationFlows: createFederationFlowStore(db),
     passkeys: createPasskeyStore(db),
     oidc: createOidcStore(db),
     outbox: createOutboxStore(db),
