@@ -45,5 +45,5 @@ function byUpstream(page: Page, identities: Array<{ providerId: string }>) {
   const providers = page.providers.filter((provider) => identities.some((identity) => identity.providerId === provider.id))
   if (providers.length === 0) return html``
   const query = new URLSearchParams({ return_to: `${page.origin}${page.base}/account` })
-  return html`<div class="providers">${providers.map((provider) => html`<a class="button secondary" href="${page.base}/login/${provider.id}?${query}">${page.t('account.stepUp.upstream', { provider: provider.name })}</a>`)}</div>`
+  return html`<div class="providers">${providers.map((provider) => html`<a class="button secondary" href="${page.base}/login/${provider.id}?${query.toString()}">${page.t('account.stepUp.upstream', { provider: provider.name })}</a>`)}</div>`
 }
