@@ -193,6 +193,22 @@ describe('the flow', () => {
     expect(await userByEmail('attacker@example.com')).toBeUndefined()
   })
 
+  it('refuses an answer whose iss names another issuer (RFC 9207: a mix-up), and spends the flow', async () => {
+    upstream.setAccount('mixup-1', { email: 'mixup@example.com', email_verified: true })
+    const providerId = await oidcProvider({ createUsers: 'open' })
+    const start = await browser.get(`${base}/login/${providerId}`)
+    const callback = new URL(await signInAtUpstream(start.location!, 'mixup-1'))
+    expect(callback.searchParams.get('iss')).toBe(upstream.issuer)
+    callback.searchParams.set('iss', 'https://attacker.example')
+    const mixedUp = await browser.get(pathOf(callback.href))
+    expect(mixedUp.status).toBe(400)
+    expect(alertOf(mixedUp)).toContain('does not belong to a sign-in started in this browser')
+    expect(await userByEmail('mixup@example.com')).toBeUndefined()
+    // nor does the genuine answer work after it: the flow is spent
+    callback.searchParams.set('iss', upstream.issuer)
+    expect((await browser.get(pathOf(callback.href))).status).toBe(400)
+  })
+
   it('ends a sign-in answered after 10 minutes', async () => {
     upstream.setAccount('slow-1', { email: 'slow@example.com', email_verified: true })
     const providerId = await oidcProvider({ createUsers: 'open' })

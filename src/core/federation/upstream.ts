@@ -235,13 +235,14 @@ function failureOf(error: unknown): UpstreamFailure {
   if (error instanceof oidc.AuthorizationResponseError) return new UpstreamFailure('refused', error.error)
   if (error instanceof oidc.ResponseBodyError) return new UpstreamFailure('failed', error.error)
   if (error instanceof oidc.ClientError) {
-    const code = (error as { code?: string }).code ?? ''
     const cause = (error as { cause?: unknown }).cause
     if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError' || cause instanceof TypeError)) return new UpstreamFailure('unreachable')
-    if (code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON' || code === 'OAUTH_INVALID_RESPONSE') return new UpstreamFailure('failed', error.message)
-    // state or iss of another flow or issuer (RFC 9207): an answer that is not for this request
-    if (/\b(state|iss)\b/.test(error.message) && /authorization response|"iss"|"state"/.test(error.message)) return new UpstreamFailure('mismatch', error.message)
-    return new UpstreamFailure('invalid', error.message)
+    // openid-client's own checks say what failed in the cause: the authorization response's
+    // state or iss (RFC 9207) of another flow or issuer, or an ID token's claims and signature.
+    const reason = cause instanceof Error ? cause.message : error.message
+    if (/response parameter/.test(reason) && /"(iss|state)"/.test(reason)) return new UpstreamFailure('mismatch', reason)
+    if (/JWT|JWS|ID Token|signature|claim/i.test(reason)) return new UpstreamFailure('invalid', reason)
+    return new UpstreamFailure('failed', reason)
   }
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || error instanceof TypeError)) return new UpstreamFailure('unreachable')
   return new UpstreamFailure('failed', error instanceof Error ? error.message : String(error))
