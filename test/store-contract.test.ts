@@ -963,6 +963,13 @@ for (const [engine, define, open] of engines) {
         expect(await store.users.findByEmail(t.id, 'late@example.com')).toBeNull()
         expect(await store.identities.find(google.id, 'fresh')).toEqual(freshIdentity)
         expect(await auditTypes(store, late)).toEqual([])
+        // Its provider deleted meanwhile (an upstream sign-in in flight): nothing written, no error.
+        const gone = provider(t.id, 'Gone')
+        await store.providers.insert(gone)
+        await store.providers.delete(gone.id)
+        const orphan = { ...user(t.id, 'orphan@example.com'), passwordHash: null }
+        expect(await store.identities.insertWithUser(orphan, identity(gone, orphan, { subject: 'orphan' }), [audit('user.created', orphan)])).toBe('provider-gone')
+        expect(await store.users.findByEmail(t.id, 'orphan@example.com')).toBeNull()
       }))
 
       it("unlinks an identity unless it is the user's last way in (no password, no passkey, no other identity)", withEngine(async ({ store }) => {

@@ -32,9 +32,10 @@ export interface IdentityStore {
   /**
    * Creates the user and links the identity in one transaction, with their audit events:
    * 'email-taken' when the tenant has a user of that address, 'identity-taken' when the
-   * identity is linked already; nothing is written then.
+   * identity is linked already, 'provider-gone' when its provider was deleted meanwhile;
+   * nothing is written then.
    */
-  insertWithUser(user: User, identity: Identity, audits: AuditEvent[]): Promise<'created' | 'email-taken' | 'identity-taken'>
+  insertWithUser(user: User, identity: Identity, audits: AuditEvent[]): Promise<'created' | 'email-taken' | 'identity-taken' | 'provider-gone'>
   /** Records a sign-in through the identity: the upstream's address as it is now, and when. */
   recordUse(id: string, email: string | null, emailVerified: boolean, now: number): Promise<void>
   /**

@@ -86,6 +86,13 @@ export function createPgIdentityStore(db: PgDb): IdentityStore {
       try {
         return await db.transaction(async (tx) => {
           if (await linked(tx, identity)) return 'identity-taken' as const
+          // (held as its foreign key would hold it: a deletion in flight is waited for, then seen)
+          const [provider] = await tx
+            .select({ id: identityProviders.id })
+            .from(identityProviders)
+            .where(and(eq(identityProviders.id, identity.providerId), eq(identityProviders.tenantId, identity.tenantId)))
+            .for('key share')
+          if (!provider) return 'provider-gone' as const
           const created = await tx.insert(users).values(user).onConflictDoNothing().returning({ id: users.id })
           if (created.length !== 1) return 'email-taken' as const
           // Linked meanwhile by another instance (its insert waited for, then seen): the user goes too.

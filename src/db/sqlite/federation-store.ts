@@ -72,6 +72,7 @@ export function createIdentityStore(db: Db): IdentityStore {
     async insertWithUser(user, identity, audits) {
       return immediate(db, () => {
         if (linked(identity)) return 'identity-taken' as const
+        if (!db.select({ id: identityProviders.id }).from(identityProviders).where(and(eq(identityProviders.id, identity.providerId), eq(identityProviders.tenantId, identity.tenantId))).get()) return 'provider-gone' as const
         if (db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, user.tenantId), eq(users.email, user.email))).get()) return 'email-taken' as const
         db.insert(users).values(user).run()
         db.insert(identities).values(identity).run()
