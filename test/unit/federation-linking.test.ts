@@ -3,6 +3,7 @@
 // (core/federation/linking.ts) the callback asks.
 import { describe, expect, it } from 'bun:test'
 import { resolveAccount, upstreamMfaTrusted, type AccountResolution, type ResolutionInput } from '../../src/core/federation/linking'
+import { hasSecondFactor } from '../../src/core/forward-auth/check'
 
 const verifiedUser = { id: 'local', emailVerifiedAt: 1 }
 const unverifiedUser = { id: 'local', emailVerifiedAt: null }
@@ -43,5 +44,14 @@ describe('the upstream\'s second factor (§25 --trust-upstream-mfa)', () => {
     expect(upstreamMfaTrusted({ trustUpstreamMfa: true }, { amr: ['otp'] })).toBe(true)
     expect(upstreamMfaTrusted({ trustUpstreamMfa: true }, { amr: ['pwd'] })).toBe(false)
     expect(upstreamMfaTrusted({ trustUpstreamMfa: false }, { amr: ['mfa'] })).toBe(false)
+  })
+})
+
+describe('a session signed in through a provider, then a passkey (forward auth\'s two_factor)', () => {
+  it('has two factors: the upstream\'s sign-in and the passkey; the upstream alone is one', () => {
+    expect(hasSecondFactor(['fed', 'hwk'])).toBe(true)
+    expect(hasSecondFactor(['fed', 'otp'])).toBe(true)
+    expect(hasSecondFactor(['fed'])).toBe(false)
+    expect(hasSecondFactor(['hwk'])).toBe(false)
   })
 })

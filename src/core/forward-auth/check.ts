@@ -44,8 +44,9 @@ export interface Credential {
 }
 
 /** A second factor in the session's sign-in (RFC 8176): a TOTP or recovery code (`otp`), a
- *  passkey that verified its user (`mfa`), or a passkey after the password (`hwk`/`swk`). */
-export const hasSecondFactor = (amr: string[]) => amr.includes('otp') || amr.includes('mfa') || (amr.includes('pwd') && (amr.includes('hwk') || amr.includes('swk')))
+ *  passkey that verified its user (`mfa`), or a passkey after the password or an upstream
+ *  provider's sign-in (`hwk`/`swk` after `pwd` or `fed`). */
+export const hasSecondFactor = (amr: string[]) => amr.includes('otp') || amr.includes('mfa') || ((amr.includes('pwd') || amr.includes('fed')) && (amr.includes('hwk') || amr.includes('swk')))
 
 /** The request as a proxy reported it, or null when its path does not decode (a 400). */
 export function askedOf(host: string, rawPath: string, method: string): RequestAsked | null {
