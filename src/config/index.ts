@@ -11,6 +11,7 @@ import { readRetentionSettings, type RetentionSettings } from './retention'
 import { readServerSettings, type ServerSettings } from './server'
 import { readTokenSettings, type TokenSettings } from './tokens'
 import { readWebhookSettings, type WebhookSettings } from './webhooks'
+import { readFederationSettings, type FederationSettings } from './federation'
 
 export { databasePathFrom, postgresUrlFrom } from './database'
 export type { LimitSettings } from './limits'
@@ -21,11 +22,13 @@ export type { RefreshTokenFormat } from './tokens'
 export { defaultPublicUrl } from './server'
 export { describeUnknownSetting, parseEnvFile, SETTINGS, unknownSettings, type Setting } from './settings'
 export type { WebhookSettings } from './webhooks'
+export type { FederationSettings } from './federation'
 
 export interface Config extends ServerSettings, DatabaseSettings, TokenSettings, PasswordSettings, MailSettings {
   limits: LimitSettings
   retention: RetentionSettings
   webhooks: WebhookSettings
+  federation: FederationSettings
 }
 
 export type ConfigOverrides = Partial<Pick<Config, 'port' | 'host' | 'dataDir'>> & { databaseUrl?: string }
@@ -45,5 +48,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: readLimitSettings(read),
     retention: readRetentionSettings(read),
     webhooks: readWebhookSettings(read),
+    federation: readFederationSettings(read),
   }
 }

@@ -27,7 +27,8 @@ beforeAll(async () => {
 afterAll(() => upstream.close())
 
 beforeEach(async () => {
-  ctx = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD })
+  // (the upstreams of these tests are on this machine: a private address authd reaches only when told)
+  ctx = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD, AUTHD_PROVIDERS_ALLOW_PRIVATE: '127.0.0.1/32' })
   browser = new PageBrowser(ctx, {}, AUTHD)
   base = `/t/${ctx.tenantId}`
   upstream.mode = 'ok'
@@ -260,6 +261,31 @@ describe('the flow', () => {
     const providerId = await oidcProvider()
     const down = await browser.get(`${base}/login/${providerId}`)
     expect(down.status).toBe(502)
+  })
+
+  it('reaches no private address the operator did not allow (an admin key choosing an issuer inside the network), and reads no answer larger than 1 MiB', async () => {
+    const providerId = await oidcProvider()
+    const closed = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD })
+    const discoveries = () => upstream.requests.filter((r) => r.path.includes('openid-configuration')).length
+    const before = discoveries()
+    try {
+      const refused = await new PageBrowser(closed, {}, AUTHD).get(`/t/${closed.tenantId}/login/${(await createProvider(closed.runtime, closed.tenantId, { type: 'oidc', name: 'Inside', issuer: upstream.issuer, ...CLIENT })).provider.providerId}`)
+      expect(refused.status).toBe(502)
+      expect(alertOf(refused)).toContain('Inside cannot be reached right now')
+      expect(discoveries()).toBe(before)
+    } finally {
+      await closed.close()
+    }
+    expect((await browser.get(`${base}/login/${providerId}`)).status).toBe(303)
+    const huge = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(`{"issuer":"x","pad":"${'x'.repeat(2 * 1024 * 1024)}"}`, { headers: { 'content-type': 'application/json' } }) })
+    try {
+      const { provider } = await createProvider(ctx.runtime, ctx.tenantId, { type: 'oidc', name: 'Huge', issuer: `http://127.0.0.1:${huge.port}`, ...CLIENT })
+      const page = await browser.get(`${base}/login/${provider.providerId}`)
+      expect(page.status).toBe(502)
+      expect(alertOf(page)).toContain('Huge answered with an error')
+    } finally {
+      huge.stop(true)
+    }
   })
 
   it('answers a provider of another tenant, or none, with 404', async () => {

@@ -20,7 +20,8 @@ import { MAX_GROUPS_PER_USER } from '../groups/groups'
 import { resolveAccount, upstreamMfaTrusted } from './linking'
 import { providerSecretOf, redirectUriOf } from './providers'
 import { FLOW_CONTEXT, FLOW_TTL_MS, type FederationFlow, type Identity, type IdentityProvider, type UpstreamProfile } from './types'
-import { UpstreamFailure, upstreamsOf, type UpstreamFailureKind } from './upstream'
+import { upstreamsOf } from './upstream'
+import { UpstreamFailure, type UpstreamFailureKind } from './upstream-failure'
 
 type FederationDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys' | 'hasher'>
 

@@ -8,31 +8,14 @@ import type { Clock } from '../clock'
 import type { Deps } from '../deps'
 import type { Store } from '../store'
 import type { IdentityProvider, UpstreamProfile } from './types'
+import { UpstreamFailure } from './upstream-failure'
+import { upstreamFetch } from './upstream-fetch'
+import type { FederationSettings } from '../../config'
 
 /** An upstream's discovery document is re-read at most this often (§25). */
 export const DISCOVERY_TTL_MS = 10 * 60_000
 /** How long authd waits for any answer of an upstream before it says it is unreachable. */
 const UPSTREAM_TIMEOUT_SEC = 10
-
-/**
- * Why an upstream sign-in could not go on, as the person is told it:
- *   refused       the upstream answered the redirect with an `error` (shown escaped)
- *   unreachable   no answer, or none in time
- *   failed        an answer that is no success (the exchange refused, a 5xx, a broken document)
- *   mismatch      the answer is not for this flow: its state or iss differs
- *   invalid       the answer does not hold up: an ID token that fails its checks
- */
-export type UpstreamFailureKind = 'refused' | 'unreachable' | 'failed' | 'mismatch' | 'invalid'
-
-export class UpstreamFailure extends Error {
-  constructor(
-    readonly kind: UpstreamFailureKind,
-    /** What the upstream said (refused: its `error` code), for the page and the log; never a secret. */
-    readonly upstreamError: string | null = null,
-  ) {
-    super(`upstream ${kind}${upstreamError ? `: ${upstreamError}` : ''}`)
-  }
-}
 
 export interface UpstreamChecks {
   state: string
@@ -48,17 +31,36 @@ function githubHosts(provider: Pick<IdentityProvider, 'issuer'>) {
 const isOpenIdConnect = (provider: Pick<IdentityProvider, 'type'>) => provider.type !== 'github'
 const insecure = (url: string) => url.startsWith('http:')
 
+/** A provider whose discovery failed is not asked again for this long: a start that fails costs the upstream (and authd) one request, not one per visitor. */
+const FAILED_DISCOVERY_HOLD_MS = 30_000
+
 export class Upstreams {
   readonly #configurations = new Map<string, { configuration: oidc.Configuration; authorizationEndpoint: string | undefined; readAt: number; version: number }>()
+  readonly #failures = new Map<string, { failure: UpstreamFailure; at: number; version: number }>()
+  readonly #fetch: ReturnType<typeof upstreamFetch>
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    settings: FederationSettings,
+  ) {
+    this.#fetch = upstreamFetch(settings)
+  }
 
   /** The provider's client configuration: from the issuer's discovery document (cached), or GitHub's fixed endpoints. */
   async configurationOf(provider: IdentityProvider, clientSecret: string): Promise<oidc.Configuration> {
     const now = this.clock.now()
     const cached = this.#configurations.get(provider.id)
     if (cached && cached.version === provider.updatedAt && now - cached.readAt < DISCOVERY_TTL_MS) return cached.configuration
-    const configuration = await upstreamCall(() => (isOpenIdConnect(provider) ? discover(provider, clientSecret) : githubConfiguration(provider, clientSecret)))
+    const failed = this.#failures.get(provider.id)
+    if (failed && failed.version === provider.updatedAt && now - failed.at < FAILED_DISCOVERY_HOLD_MS) throw failed.failure
+    let configuration: oidc.Configuration
+    try {
+      configuration = await upstreamCall(() => (isOpenIdConnect(provider) ? discover(provider, clientSecret, this.#fetch) : githubConfiguration(provider, clientSecret, this.#fetch)))
+    } catch (error) {
+      if (error instanceof UpstreamFailure) this.#failures.set(provider.id, { failure: error, at: now, version: provider.updatedAt })
+      throw error
+    }
+    this.#failures.delete(provider.id)
     configuration.timeout = UPSTREAM_TIMEOUT_SEC
     this.#configurations.set(provider.id, { configuration, authorizationEndpoint: configuration.serverMetadata().authorization_endpoint, readAt: now, version: provider.updatedAt })
     return configuration
@@ -104,7 +106,7 @@ export class Upstreams {
         isOpenIdConnect(provider) ? { expectedState: checks.state, expectedNonce: checks.nonce, pkceCodeVerifier: checks.codeVerifier, idTokenExpected: true } : { expectedState: checks.state, pkceCodeVerifier: checks.codeVerifier },
       ),
     )
-    if (!isOpenIdConnect(provider)) return upstreamCall(() => githubProfile(provider, tokens.access_token))
+    if (!isOpenIdConnect(provider)) return upstreamCall(() => githubProfile(provider, tokens.access_token, this.#fetch))
     const claims = tokens.claims()!
     // An ID token may leave the address and the groups to userinfo (oidc-provider does unless told
     // otherwise): asked only then, for the ID token's own subject.
@@ -120,9 +122,9 @@ export class Upstreams {
 const byStore = new WeakMap<Store, Upstreams>()
 
 /** The upstreams' configurations this process holds for a store (a process may open several: the tests do). */
-export function upstreamsOf(deps: Pick<Deps, 'store' | 'clock'>): Upstreams {
+export function upstreamsOf(deps: Pick<Deps, 'store' | 'clock' | 'config'>): Upstreams {
   let upstreams = byStore.get(deps.store)
-  if (!upstreams) byStore.set(deps.store, (upstreams = new Upstreams(deps.clock)))
+  if (!upstreams) byStore.set(deps.store, (upstreams = new Upstreams(deps.clock, deps.config.federation)))
   return upstreams
 }
 
@@ -131,7 +133,7 @@ export function upstreamsOf(deps: Pick<Deps, 'store' | 'clock'>): Upstreams {
  * authorization endpoint's, where the discovery this process holds says otherwise), for the
  * pages' CSP form-action.
  */
-export function upstreamOrigins(deps: Pick<Deps, 'store' | 'clock'>, providers: IdentityProvider[]): string[] {
+export function upstreamOrigins(deps: Pick<Deps, 'store' | 'clock' | 'config'>, providers: IdentityProvider[]): string[] {
   const held = upstreamsOf(deps)
   return [
     ...new Set(
@@ -145,19 +147,22 @@ export function upstreamOrigins(deps: Pick<Deps, 'store' | 'clock'>, providers: 
   ]
 }
 
-async function discover(provider: IdentityProvider, clientSecret: string): Promise<oidc.Configuration> {
+type Fetch = ReturnType<typeof upstreamFetch>
+
+async function discover(provider: IdentityProvider, clientSecret: string, guarded: Fetch): Promise<oidc.Configuration> {
   const issuer = new URL(provider.issuer!)
-  const options = insecure(issuer.href) ? { execute: [oidc.allowInsecureRequests], timeout: UPSTREAM_TIMEOUT_SEC } : { timeout: UPSTREAM_TIMEOUT_SEC }
+  const options = { ...(insecure(issuer.href) && { execute: [oidc.allowInsecureRequests] }), timeout: UPSTREAM_TIMEOUT_SEC, [oidc.customFetch]: guarded }
   // client_secret_basic is OpenID Connect's default; an upstream that lists methods without it gets the secret in the body.
   const probe = await oidc.discovery(issuer, provider.clientId, undefined, oidc.None(), options)
   const methods = probe.serverMetadata().token_endpoint_auth_methods_supported
   const authentication = !methods || methods.includes('client_secret_basic') ? oidc.ClientSecretBasic(clientSecret) : oidc.ClientSecretPost(clientSecret)
   const configuration = new oidc.Configuration(probe.serverMetadata(), provider.clientId, clientSecret, authentication)
   if (insecure(issuer.href)) oidc.allowInsecureRequests(configuration)
+  configuration[oidc.customFetch] = guarded
   return configuration
 }
 
-async function githubConfiguration(provider: IdentityProvider, clientSecret: string): Promise<oidc.Configuration> {
+async function githubConfiguration(provider: IdentityProvider, clientSecret: string, guarded: Fetch): Promise<oidc.Configuration> {
   const { web } = githubHosts(provider)
   const configuration = new oidc.Configuration(
     { issuer: web, authorization_endpoint: `${web}/login/oauth/authorize`, token_endpoint: `${web}/login/oauth/access_token` },
@@ -169,7 +174,7 @@ async function githubConfiguration(provider: IdentityProvider, clientSecret: str
   // GitHub answers a refused exchange with 200 and an `error` (its documented behaviour), which
   // openid-client would take for a token response without a token: made the 400 it means.
   configuration[oidc.customFetch] = async (input, init) => {
-    const response = await fetch(input, init as RequestInit)
+    const response = await guarded(input, init as RequestInit)
     if (response.status !== 200 || !String(input).endsWith('/login/oauth/access_token')) return response
     const body = (await response.clone().json().catch(() => ({}))) as { error?: unknown }
     return typeof body.error === 'string' ? new Response(JSON.stringify(body), { status: 400, headers: response.headers }) : response
@@ -178,13 +183,12 @@ async function githubConfiguration(provider: IdentityProvider, clientSecret: str
 }
 
 /** GitHub's documented answers: the user (`id` is the stable subject) and the addresses with their verification. */
-async function githubProfile(provider: IdentityProvider, accessToken: string): Promise<UpstreamProfile> {
+async function githubProfile(provider: IdentityProvider, accessToken: string, guarded: Fetch): Promise<UpstreamProfile> {
   const { api } = githubHosts(provider)
   const get = async (path: string) => {
-    const response = await fetch(`${api}${path}`, {
+    const response = await guarded(`${api}${path}`, {
       headers: { authorization: `Bearer ${accessToken}`, accept: 'application/vnd.github+json', 'user-agent': 'authd', 'x-github-api-version': '2022-11-28' },
       signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_SEC * 1000),
-      redirect: 'error',
     })
     if (!response.ok) throw new UpstreamFailure('failed', `GitHub API ${path} answered ${response.status}`)
     return (await response.json()) as unknown
@@ -232,6 +236,9 @@ async function upstreamCall<T>(call: () => Promise<T>): Promise<T> {
 
 function failureOf(error: unknown): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error
+  // (thrown by upstream-fetch.ts inside openid-client, which may wrap it)
+  const cause = error instanceof Error ? (error as { cause?: unknown }).cause : undefined
+  if (cause instanceof UpstreamFailure) return cause
   if (error instanceof oidc.AuthorizationResponseError) return new UpstreamFailure('refused', error.error)
   if (error instanceof oidc.ResponseBodyError) return new UpstreamFailure('failed', error.error)
   if (error instanceof oidc.ClientError) {
