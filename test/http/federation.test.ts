@@ -133,7 +133,7 @@ describe('an existing account of the same address (§25 rule 2)', () => {
     expect(JSON.parse(linked!.detail)).toMatchObject({ providerId, how: 'verified-email' })
   })
 
-  it('is not handed over for an address the upstream did not vouch for: the person must sign in to it, as that user, with its password', async () => {
+  it('is not handed over for an address the upstream did not vouch for: the person must sign in to it, as that user, on the page that says what it links', async () => {
     const { userId } = await ctx.addUser({ email: 'ada@example.com', emailVerified: true })
     const other = await ctx.addUser({ email: 'eve@example.com' })
     upstream.setAccount('eve-claims-ada', { email: 'ada@example.com', email_verified: false })
@@ -145,20 +145,46 @@ describe('an existing account of the same address (§25 rule 2)', () => {
     expect(browser.cookies.has('authd_session')).toBe(false)
     expect(await identitiesOf(userId)).toEqual([])
 
-    // a wrong password proves nothing; another account's sign-in links nothing
-    expect((await browser.submit(prove, '/login', { email: 'ada@example.com', password: 'wrong password' }, { origin: AUTHD })).status).toBe(401)
-    await browser.submit(await browser.get(`${base}/login`), '/login', { email: other.email, password: PASSWORD }, { origin: AUTHD })
+    // a wrong password proves nothing (and the page still says what it links)
+    const wrong = await browser.submit(prove, '/login', { email: 'ada@example.com', password: 'wrong password' }, { origin: AUTHD })
+    expect(wrong.status).toBe(401)
+    expect(wrong.html).toContain('name="link_flow"')
+    // another account's sign-in on that very page links nothing to it
+    await browser.submit(wrong, '/login', { email: other.email, password: PASSWORD }, { origin: AUTHD })
     expect(await identitiesOf(other.userId)).toEqual([])
-    expect(await identitiesOf(userId)).toEqual([])
-
-    // the owner's own sign-in, in the browser that waits, links it
     await browser.submit(await browser.get(`${base}/logout`), '/logout', {}, { origin: AUTHD })
-    const owner = await browser.submit(await browser.get(`${base}/login`), '/login', { email: 'ada@example.com', password: PASSWORD }, { origin: AUTHD })
+    // nor does the owner's ordinary sign-in in a browser where the flow was left (a shared
+    // computer: whoever left it waiting must not get the next person's account)
+    const ordinary = await browser.submit(await browser.get(`${base}/login`), '/login', { email: 'ada@example.com', password: PASSWORD }, { origin: AUTHD })
+    expect(ordinary.location).toBe(`${base}/account`)
+    expect(await identitiesOf(userId)).toEqual([])
+    await browser.submit(await browser.get(`${base}/logout`), '/logout', {}, { origin: AUTHD })
+
+    // the owner's sign-in on the page that asks for it links it
+    const again = await continueWith(providerId, 'eve-claims-ada')
+    const owner = await browser.submit(again, '/login', { email: 'ada@example.com', password: PASSWORD }, { origin: AUTHD })
     expect(owner.location).toBe(`${base}/account?done=identity-linked`)
     expect(await identitiesOf(userId)).toEqual([{ subject: 'eve-claims-ada', provider_id: providerId }])
     // and from then on the upstream account signs in alone (rule 1)
     const fresh = new PageBrowser(ctx, {}, AUTHD)
     expect((await continueWith(providerId, 'eve-claims-ada', { via: fresh })).location).toBe(`${base}/account`)
+  })
+
+  it('links after the second factor too, when the sign-in the page asked for has one', async () => {
+    const { userId, email } = await ctx.addUser({ email: 'ada@example.com' })
+    const login = await loginFor(ctx, email)
+    const bearer = { authorization: `Bearer ${login.json.data.response.accessToken}` }
+    const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer })).json.data
+    await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer, body: { code: totpCode(secret, totpStep(ctx.clock.now())) } })
+    ctx.clock.advance(30)
+    upstream.setAccount('ada-mfa', { email, email_verified: true })
+    const providerId = await oidcProvider({ linkByEmail: 'verified' })
+    const prove = await continueWith(providerId, 'ada-mfa')
+    const challenge = await browser.submit(prove, '/login', { email, password: PASSWORD }, { origin: AUTHD })
+    expect(challenge.html).toContain('name="link_flow"')
+    const passed = await browser.submit(challenge, '/login/second-factor', { code: totpCode(secret, totpStep(ctx.clock.now())) }, { origin: AUTHD })
+    expect(passed.location).toBe(`${base}/account?done=identity-linked`)
+    expect(await identitiesOf(userId)).toHaveLength(1)
   })
 
   it('is not handed over when the local address was never proven (an account made for a victim\'s address)', async () => {

@@ -40,7 +40,7 @@ export type FederationOutcome =
   | { kind: 'signed-in'; session: LoginResult; returnTo: string | null }
   | { kind: 'second-factor'; challenge: MfaChallengeAnswer; returnTo: string | null }
   /** The address is that of an account that must be signed in to once (§25 rule 2): the flow waits. */
-  | { kind: 'prove'; email: string; providerName: string; returnTo: string | null }
+  | { kind: 'prove'; flowId: string; email: string; providerName: string; returnTo: string | null }
   | { kind: 'linked'; providerName: string }
   | { kind: 'failed'; failure: FederationFailure; providerName: string | null; upstreamError: string | null }
 
@@ -136,7 +136,7 @@ export async function finishUpstreamSignIn(
   if (resolution.outcome === 'prove') {
     const pendingSealed = seal(deps.serverKeys.sealing, FLOW_CONTEXT, JSON.stringify(profile))
     if (!(await deps.store.federationFlows.advance(flow.id, 'started', 'awaiting-proof', now, { pendingSealed, userId: resolution.userId }))) return refused(deps, actor, input.tenant, provider, 'expired')
-    return { kind: 'prove', email: localUser!.email, providerName: provider.name, returnTo: flow.returnTo }
+    return { kind: 'prove', flowId: flow.id, email: localUser!.email, providerName: provider.name, returnTo: flow.returnTo }
   }
   // One answer, one sign-in: a replayed callback loses here if it got this far.
   if (!(await deps.store.federationFlows.advance(flow.id, 'started', 'done', now))) return refused(deps, actor, input.tenant, provider, 'expired')
@@ -206,16 +206,22 @@ async function linkToSignedInUser(
 }
 
 /**
- * After a sign-in to the local account (any of its ways, its second factor included) in a
- * browser whose flow waits for that proof (§25 rule 2): the upstream identity is linked. The
- * flow must be this browser's (its cookie) and for this very user; a sign-in as anyone else
- * links nothing.
+ * After a sign-in to the local account (any of its ways, its second factor included) made on
+ * the page that asked for it, in the browser whose flow waits for that proof (§25 rule 2): the
+ * upstream identity is linked. The flow must be this browser's (its cookie), named by the
+ * sign-in's form, and for this very user; a sign-in as anyone else links nothing.
  * @returns the provider's name when an identity was linked
  */
-export async function linkAfterProof(deps: Pick<Deps, 'store' | 'clock' | 'serverKeys'>, input: { tenant: Tenant; cookieState: string | undefined; userId: string }, actor: Actor): Promise<string | null> {
+export async function linkAfterProof(
+  deps: Pick<Deps, 'store' | 'clock' | 'serverKeys'>,
+  input: { tenant: Tenant; cookieState: string | undefined; flowId: string; userId: string },
+  actor: Actor,
+): Promise<string | null> {
   if (!input.cookieState || input.cookieState.length > 128) return null
   const flow = await deps.store.federationFlows.findByState(sha256(input.cookieState))
-  if (!flow || flow.tenantId !== input.tenant.id || flow.stage !== 'awaiting-proof' || flow.userId !== input.userId || flow.pendingSealed === null) return null
+  // The sign-in must come from the page that said what it links (its forms name the flow): a
+  // flow someone left in a shared browser is not linked by the next person's ordinary sign-in.
+  if (!flow || flow.id !== input.flowId || flow.tenantId !== input.tenant.id || flow.stage !== 'awaiting-proof' || flow.userId !== input.userId || flow.pendingSealed === null) return null
   const now = deps.clock.now()
   if (!(await deps.store.federationFlows.advance(flow.id, 'awaiting-proof', 'done', now))) return null
   const provider = await deps.store.providers.get(flow.providerId)

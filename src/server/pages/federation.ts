@@ -82,6 +82,7 @@ export const federationPages = (deps: Deps) =>
         case 'second-factor':
           return secondFactorPage(page, outcome.challenge.challengeToken, {}, outcome.returnTo ?? '', 200, undefined, outcome.challenge.passkeyOptions)
         case 'prove':
+          page.linkFlow = outcome.flowId
           return loginPage(page, { notice: page.t('federation.prove.intro', { email: outcome.email, provider: outcome.providerName }), values: { email: outcome.email } }, outcome.returnTo ?? '')
         case 'linked':
           return page.redirect(`${page.base}/account?done=identity-linked`)

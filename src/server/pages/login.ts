@@ -26,6 +26,12 @@ import { noticeOf, type MessageKey } from './strings'
 /** Notices a redirect to the login page may ask for (`?done=`). */
 const DONE: Record<string, MessageKey> = { logout: 'login.signedOut', reset: 'reset.done', invite: 'invite.done' }
 
+/** What a sign-in's forms carry to their next step: where to go afterwards, and the upstream
+ *  identity waiting to be linked by this very sign-in (the page that asked for it named it). */
+function carried(page: Page, returnTo: string): Record<string, string> {
+  return { ...(returnTo && { return_to: returnTo }), ...(page.linkFlow && { link_flow: page.linkFlow }) }
+}
+
 /** "Continue with {name}" for each of the tenant's upstream providers (links: the upstream's own page follows). */
 function providerButtons(page: Page, returnTo: string) {
   if (page.providers.length === 0) return html``
@@ -39,14 +45,14 @@ export function loginPage(page: Page, state: FormState, returnTo: string, status
   const goingTo = returnTo && new URL(returnTo).origin !== page.origin ? new URL(returnTo).host : null
   const main = html`${notice(state)}${problems(t, state)}${goingTo && html`<p>${t('login.continueTo', { host: goingTo })}</p>`}
 ${form(
-  { action: `${page.base}/login`, token: page.token, submit: t('login.submit'), hidden: returnTo ? { return_to: returnTo } : {} },
+  { action: `${page.base}/login`, token: page.token, submit: t('login.submit'), hidden: carried(page, returnTo) },
   // (webauthn: the browser's autofill may offer a passkey on this field, passkeys-script.ts)
   field({ name: 'email', label: t('field.email'), type: 'email', autocomplete: 'username webauthn', keepValue: true }, state),
   field({ name: 'password', label: t('field.password'), type: 'password', autocomplete: 'current-password' }, state),
   checkbox('rememberMe', t('field.rememberMe'), state.values?.rememberMe === 'on'),
 )}
 ${offersPasskeys(page) && html`<form method="post" action="${page.base}/login/passkey" data-passkey-signin data-options-url="${page.base}/login/passkey/options">
-<input type="hidden" name="_form" value="${page.token}">${returnTo && html`<input type="hidden" name="return_to" value="${returnTo}">`}
+<input type="hidden" name="_form" value="${page.token}">${Object.entries(carried(page, returnTo)).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <button type="submit" class="secondary" hidden>${t('passkey.signIn')}</button>
 </form>
 ${passkeysScript(page)}`}
@@ -58,7 +64,7 @@ ${providerButtons(page, returnTo)}
 /** @param passkeyOptions the challenge's, for a user with passkeys (on its first drawing only) */
 export function secondFactorPage(page: Page, challengeToken: string, state: FormState, returnTo: string, status = 200, retryAfter?: number, passkeyOptions?: PublicKeyCredentialRequestOptionsJSON) {
   const { t } = page
-  const hidden = { challengeToken, ...(returnTo && { return_to: returnTo }) }
+  const hidden = { challengeToken, ...carried(page, returnTo) }
   const main = html`${problems(t, state)}<p>${t('mfa.intro')}</p>
 ${form(
   { action: `${page.base}/login/second-factor`, token: page.token, submit: t('mfa.submit'), hidden },
@@ -73,10 +79,11 @@ ${passkeysScript(page)}`}`
 }
 
 /** Signed in: the page session's cookie (and the device cookie), then on to where the user was
- *  going. A sign-in that proved the account an upstream identity waited for links it (core/federation). */
+ *  going. A sign-in made on the page that asked for it, proving the account an upstream identity
+ *  waits for, links it (core/federation); any other sign-in in this browser links nothing. */
 export async function signedIn(deps: Deps, page: Page, session: LoginResult, returnTo: string | null) {
   await startPageSession(deps, page.jar, page.cookies, page.tenant, session, page.actor)
-  const linked = await linkAfterProof(deps, { tenant: page.tenant, cookieState: readCookie(page.jar, page.cookies.federation), userId: session.user.userId }, page.actor)
+  const linked = page.linkFlow ? await linkAfterProof(deps, { tenant: page.tenant, cookieState: readCookie(page.jar, page.cookies.federation), flowId: page.linkFlow, userId: session.user.userId }, page.actor) : null
   if (linked !== null) clearCookie(page.jar, page.cookies, page.cookies.federation)
   return page.redirect(returnTo ?? `${page.base}/account${linked !== null ? '?done=identity-linked' : ''}`)
 }

@@ -67,6 +67,9 @@ export interface Page {
   publicUrl: string
   /** The tenant's upstream providers, for "Continue with {name}" (core/federation). */
   providers: ProviderButton[]
+  /** The sign-in flow of an upstream identity that waits for this sign-in to link it (`link_flow`,
+   *  carried by the login page's forms from the page that asked for it; '' for none). */
+  linkFlow: string
 }
 
 export type ProviderButton = Pick<IdentityProvider, 'id' | 'name' | 'type'>
@@ -123,6 +126,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
     origin,
     publicUrl: deps.config.publicUrl,
     providers: providers.map(({ id, name, type }) => ({ id, name, type })),
+    linkFlow: /^[0-9a-f-]{36}$/.test(formValue(ctx.body, 'link_flow')) ? formValue(ctx.body, 'link_flow') : '',
     render(title, main, options = {}) {
       const logo = logoSource(tenant, base)
       // (a URL stored before hosts were checked is drawn, but its host is no CSP source)
