@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
 import { createProvider } from '../../src/core/federation/providers'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
+import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
@@ -382,6 +383,26 @@ describe('after the upstream', () => {
     await continueWith(providerId, 'ada-3', { via: new PageBrowser(ctx, {}, AUTHD) })
     expect(await groupsOf()).toEqual(['local-only', 'ops'])
     expect(employees.name).toBe('employees')
+  })
+
+  it('lets the pages drawn at the callback lead on to an OpenID client: its redirect URI is a form target of their CSP', async () => {
+    // The second factor (and "prove your account") is drawn at the callback, whose URL holds no
+    // return_to; its form's answer redirects to /authorize and on to the client. A browser
+    // applies form-action to those redirects (test/e2e/federation-browser.test.ts).
+    const { client } = await createClient(ctx.runtime, ctx.tenantId, { name: 'Wiki', redirectUris: ['https://wiki.example.com/callback'], firstParty: true })
+    const authorize = `${AUTHD}${base}/authorize?${new URLSearchParams({ client_id: client.id, redirect_uri: 'https://wiki.example.com/callback', response_type: 'code', scope: 'openid' })}`
+    const formAction = (page: PageAnswer) => /form-action ([^;]*)/.exec(page.headers.get('content-security-policy')!)![1]!.split(' ')
+    const { email, providerId } = await linkedUser()
+    await turnOnTotp(email)
+    const challenge = await continueWith(providerId, 'ada-3', { returnTo: authorize })
+    expect(challenge.html).toContain('name="challengeToken"')
+    expect(formAction(challenge)).toContain('https://wiki.example.com')
+
+    const { email: other } = await ctx.addUser({ email: 'linus@example.com' })
+    upstream.setAccount('linus-up', { email: other, email_verified: false })
+    const prove = await continueWith(providerId, 'linus-up', { returnTo: authorize, via: new PageBrowser(ctx, {}, AUTHD) })
+    expect(prove.html).toContain('already exists')
+    expect(formAction(prove)).toContain('https://wiki.example.com')
   })
 
   it('returns to where the sign-in was going', async () => {

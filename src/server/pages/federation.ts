@@ -11,6 +11,7 @@ import { UpstreamFailure } from '../../core/federation/upstream-failure'
 import { FLOW_TTL_MS } from '../../core/federation/types'
 import { tenantTitle } from '../../core/tenants/tenants'
 import { clientActor } from '../plugins/client-ip'
+import { oidcFormTargets } from '../oidc/form-targets'
 import { accountPage, signedInPage } from './account-view'
 import { clearCookie, readCookie, setCookie } from './cookies'
 import { formValue } from './forms'
@@ -76,6 +77,10 @@ export const federationPages = (deps: Deps) =>
       const outcome = await finishUpstreamSignIn(deps, { tenant: page.tenant, providerId: ctx.params.providerId, cookieState: readCookie(page.jar, page.cookies.federation), query, caller: page.caller }, page.actor)
       // The flow waits for the local account's proof in this browser; every other outcome ends it.
       if (outcome.kind !== 'prove') clearCookie(page.jar, page.cookies, page.cookies.federation)
+      // A page drawn here (the second factor, the account to prove) has a form whose answer
+      // redirects on to where the sign-in was going; the upstream's answer carries no return_to,
+      // so openPage could not add an OpenID client's redirect URI to the CSP's form-action.
+      if ((outcome.kind === 'second-factor' || outcome.kind === 'prove') && outcome.returnTo) page.returnOrigins.push(...(await oidcFormTargets(deps, page.tenant, page.origin, outcome.returnTo)))
       switch (outcome.kind) {
         case 'signed-in':
           return signedIn(deps, page, outcome.session, outcome.returnTo)
