@@ -30,6 +30,9 @@ import { PASSWORD, queryDatabase, type TestContext } from '../helpers'
 import { startOidcWorld, type OidcWorld } from '../oidc-journey'
 import { formOn } from '../pages'
 
+/** The upstreams here are on this machine: loopback, which authd reaches only when allowed (AUTHD_PROVIDERS_ALLOW_PRIVATE). */
+const UPSTREAMS_HERE = { federation: { allowPrivate: 'all' as const } }
+
 /** The authd people sign in to. */
 let first: OidcWorld
 /** The authd that is the first's upstream. */
@@ -141,8 +144,8 @@ const sessionsAtFirst = (email: string) =>
   )
 
 beforeAll(async () => {
-  first = await startOidcWorld()
-  second = await startOidcWorld()
+  first = await startOidcWorld(UPSTREAMS_HERE)
+  second = await startOidcWorld(UPSTREAMS_HERE)
   // As an operator would: a client at the second (its secret shown once), then the provider at
   // the first, then the client's redirect URI set to the one the first printed.
   const { client, clientSecret } = await createClient(second.ctx.runtime, second.ctx.tenantId, { name: 'First authd', redirectUris: [`${first.issuer}/pending`], firstParty: true })

@@ -36,6 +36,9 @@ import { PASSWORD, queryDatabase } from '../helpers'
 import { startOidcWorld, type OidcWorld } from '../oidc-journey'
 import { startOidcUpstream, type OidcUpstream } from '../upstreams/oidc-provider'
 
+/** The upstreams here are on this machine: loopback, which authd reaches only when allowed (AUTHD_PROVIDERS_ALLOW_PRIVATE). */
+const UPSTREAMS_HERE = { federation: { allowPrivate: 'all' as const } }
+
 // authd's client at the upstream (the secret has spaces and symbols: it goes in Basic auth).
 const UPSTREAM_CLIENT = { clientId: 'authd-e2e', clientSecret: 'upstream secret & symbols' }
 
@@ -87,7 +90,7 @@ beforeAll(async () => {
   upstream = await startOidcUpstream({ client: { ...UPSTREAM_CLIENT, redirectUris: [] } })
   // startOidcWorld sets AUTHD_PUBLIC_URL to the address it listens on, which is the address the
   // browser uses: so the redirect URI authd sends the upstream is the one registered there.
-  world = await startOidcWorld()
+  world = await startOidcWorld(UPSTREAMS_HERE)
   const { redirectUri } = await createProvider(world.ctx.runtime, world.ctx.tenantId, {
     type: 'oidc',
     name: 'Upstream',
