@@ -11,7 +11,7 @@ import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/accounts/users'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
 import { PageBrowser, type PageAnswer } from '../pages'
-import { cancelAtUpstream, signInAtUpstream, startOidcUpstream, type OidcUpstream } from '../upstreams/oidc-provider'
+import { cancelAtUpstream, CookieJar, signInAtUpstream, startOidcUpstream, type OidcUpstream } from '../upstreams/oidc-provider'
 import { authorizeAtGitHubFake, startGitHubFake, type GitHubFake } from '../upstreams/github-fake'
 
 const AUTHD = 'http://auth.example.test'
@@ -442,6 +442,45 @@ describe('the account page', () => {
     expect(unlinked.location).toBe(`${base}/account?done=identity-unlinked`)
     expect(await identitiesOf(user.id)).toHaveLength(1)
     expect(await queryDatabase(ctx, "SELECT type FROM webhook_events WHERE type = 'identity.unlinked'")).toHaveLength(1)
+  })
+
+  it('lets a user without a password confirm it is them by a fresh sign-in at the upstream (prompt=login, max_age=0), never by a silent one', async () => {
+    upstream.setAccount('fresh-1', { email: 'fresh@example.com', email_verified: true })
+    const providerId = await oidcProvider({ createUsers: 'open' })
+    // (signed in six minutes "ago" by authd's clock: the upstream's auth_time is real time)
+    ctx.clock.advance(-6 * 60)
+    await continueWith(providerId, 'fresh-1')
+    ctx.clock.advance(6 * 60)
+    const stale = await browser.get(`${base}/account`)
+    expect(stale.html).not.toContain('Current password')
+    expect(stale.html).toContain('Confirm it is you')
+    const confirm = /href="([^"]*reauthenticate=1[^"]*)"/.exec(stale.html)
+    expect(confirm).not.toBeNull()
+    const start = await browser.get(confirm![1]!.replaceAll('&amp;', '&'))
+    const asked = new URL(start.location!)
+    expect(asked.searchParams.get('prompt')).toBe('login')
+    expect(asked.searchParams.get('max_age')).toBe('0')
+    const back = await browser.get(pathOf(await signInAtUpstream(start.location!, 'fresh-1')))
+    expect(back.location).toBe(`${AUTHD}${base}/account`)
+    const confirmed = await browser.get(`${base}/account`)
+    expect(confirmed.html).not.toContain('Confirm it is you')
+    expect(confirmed.html).toContain('Change your password')
+  })
+
+  it('takes a session the upstream started silently, from its own older sign-in, for no fresh proof', async () => {
+    upstream.setAccount('silent-1', { email: 'silent@example.com', email_verified: true })
+    const providerId = await oidcProvider({ createUsers: 'open' })
+    const upstreamSession = new CookieJar()
+    const first = await browser.get(`${base}/login/${providerId}`)
+    await browser.get(pathOf(await signInAtUpstream(first.location!, 'silent-1', upstreamSession)))
+    ctx.clock.advance(6 * 60)
+    // signed out, then "Continue with" again: the upstream asks nothing (its session), and says when it last did
+    await browser.submit(await browser.get(`${base}/logout`), '/logout', {}, { origin: AUTHD })
+    const again = await browser.get(`${base}/login/${providerId}`)
+    expect(new URL(again.location!).searchParams.get('max_age')).toBe(String(30 * 86_400))
+    const back = await browser.get(pathOf(await signInAtUpstream(again.location!, 'silent-1', upstreamSession)))
+    expect(back.location).toBe(`${base}/account`)
+    expect((await browser.get(`${base}/account`)).html).toContain('Confirm it is you')
   })
 
   it('refuses to link an upstream account that belongs to another user', async () => {

@@ -65,7 +65,7 @@ export async function providerOfTenant(deps: Pick<Deps, 'store'>, tenant: Tenant
  */
 export async function startUpstreamSignIn(
   deps: FederationDeps,
-  input: { tenant: Tenant; providerId: string; returnTo: string | null; link?: Caller },
+  input: { tenant: Tenant; providerId: string; returnTo: string | null; link?: Caller; reauthenticate?: boolean },
 ): Promise<{ state: string; location: string }> {
   const provider = await providerOfTenant(deps, input.tenant, input.providerId)
   if (input.link) requireRecentAuth(deps, input.link)
@@ -73,13 +73,14 @@ export async function startUpstreamSignIn(
   const state = randomToken(32)
   const nonce = randomToken(16)
   const codeVerifier = randomPKCECodeVerifier()
-  const location = await upstreamsOf(deps).authorizationUrl(provider, providerSecretOf(deps, provider), redirectUriOf(deps.config, provider), { state, nonce, codeVerifier })
+  const fresh = input.reauthenticate === true && !input.link
+  const location = await upstreamsOf(deps).authorizationUrl(provider, providerSecretOf(deps, provider), redirectUriOf(deps.config, provider), { state, nonce, codeVerifier, fresh })
   await deps.store.federationFlows.insert({
     id: Bun.randomUUIDv7(),
     stateHash: sha256(state),
     tenantId: input.tenant.id,
     providerId: provider.id,
-    intent: input.link ? 'link' : 'sign-in',
+    intent: input.link ? 'link' : fresh ? 'reauthenticate' : 'sign-in',
     userId: input.link?.user.id ?? null,
     codeVerifierSealed: seal(deps.serverKeys.sealing, FLOW_CONTEXT, codeVerifier),
     nonce,
@@ -115,7 +116,12 @@ export async function finishUpstreamSignIn(
   let profile: UpstreamProfile
   try {
     const codeVerifier = unseal(deps.serverKeys.sealing, FLOW_CONTEXT, flow.codeVerifierSealed)
-    profile = await upstreamsOf(deps).complete(provider, providerSecretOf(deps, provider), redirectUriOf(deps.config, provider), input.query, { state: input.cookieState!, nonce: flow.nonce, codeVerifier })
+    profile = await upstreamsOf(deps).complete(provider, providerSecretOf(deps, provider), redirectUriOf(deps.config, provider), input.query, {
+      state: input.cookieState!,
+      nonce: flow.nonce,
+      codeVerifier,
+      fresh: flow.intent === 'reauthenticate',
+    })
   } catch (error) {
     if (!(error instanceof UpstreamFailure)) throw error
     // (spent: the flow is over whatever the upstream said; a retry starts a new one)
@@ -172,6 +178,8 @@ async function signInThroughProvider(deps: FederationDeps, tenant: Tenant, provi
     limitRefunds: [],
     audit: auditEvent(deps, 'login.succeeded', actor, { tenantId: tenant.id, userId: user.id, detail }),
     providerId: provider.id,
+    // (the upstream may have signed the person in without asking, from a sign-in of its own hours ago)
+    ...(profile.authTime !== null && { authAt: profile.authTime }),
   })
   return { kind: 'signed-in', session: { ...session, deviceCookie: issueDeviceCookie(deps, tenant.id, user.email) }, returnTo }
 }

@@ -75,7 +75,8 @@ export interface FederationFlow {
   stateHash: string
   tenantId: string
   providerId: string
-  intent: 'sign-in' | 'link'
+  /** reauthenticate: a sign-in that must be a fresh one at the upstream (prompt=login, max_age=0): the account page's step-up. */
+  intent: 'sign-in' | 'link' | 'reauthenticate'
   /** link: the signed-in user the identity is for; awaiting-proof: the account to prove. */
   userId: string | null
   /** The PKCE code verifier, sealed (context FLOW_CONTEXT). */
@@ -103,4 +104,6 @@ export interface UpstreamProfile {
   amr: string[]
   /** The groups claim's values, if the provider names one and the upstream sent it. */
   groups: string[] | null
+  /** When the person last signed in at the upstream (the ID token's auth_time, in ms), if it says. */
+  authTime: number | null
 }

@@ -14,6 +14,12 @@ import type { FederationSettings } from '../../config'
 
 /** An upstream's discovery document is re-read at most this often (§25). */
 export const DISCOVERY_TTL_MS = 10 * 60_000
+/**
+ * Every OpenID sign-in asks max_age (30 days), which obliges the upstream to say when the person
+ * last signed in there (auth_time): a session the upstream starts silently from an old sign-in
+ * of its own is no fresh proof of who they are (step-up, §18), and the session's auth time says so.
+ */
+const UPSTREAM_MAX_AGE_SEC = 30 * 86_400
 /** How long authd waits for any answer of an upstream before it says it is unreachable. */
 const UPSTREAM_TIMEOUT_SEC = 10
 
@@ -21,6 +27,8 @@ export interface UpstreamChecks {
   state: string
   nonce: string
   codeVerifier: string
+  /** A fresh sign-in at the upstream is asked for (prompt=login, max_age=0) and its auth_time checked. */
+  fresh?: boolean
 }
 
 /** GitHub's web and API hosts: github.com's, or those of a GitHub Enterprise Server at `issuer`. */
@@ -86,7 +94,7 @@ export class Upstreams {
       code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
       code_challenge_method: 'S256',
     }
-    if (isOpenIdConnect(provider)) parameters.nonce = checks.nonce
+    if (isOpenIdConnect(provider)) Object.assign(parameters, { nonce: checks.nonce, max_age: checks.fresh ? '0' : String(UPSTREAM_MAX_AGE_SEC), ...(checks.fresh && { prompt: 'login' }) })
     return oidc.buildAuthorizationUrl(configuration, parameters).href
   }
 
@@ -103,7 +111,9 @@ export class Upstreams {
       oidc.authorizationCodeGrant(
         configuration,
         currentUrl,
-        isOpenIdConnect(provider) ? { expectedState: checks.state, expectedNonce: checks.nonce, pkceCodeVerifier: checks.codeVerifier, idTokenExpected: true } : { expectedState: checks.state, pkceCodeVerifier: checks.codeVerifier },
+        isOpenIdConnect(provider)
+          ? { expectedState: checks.state, expectedNonce: checks.nonce, pkceCodeVerifier: checks.codeVerifier, idTokenExpected: true, maxAge: checks.fresh ? 0 : UPSTREAM_MAX_AGE_SEC }
+          : { expectedState: checks.state, pkceCodeVerifier: checks.codeVerifier },
       ),
     )
     if (!isOpenIdConnect(provider)) return upstreamCall(() => githubProfile(provider, tokens.access_token, this.#fetch))
@@ -206,6 +216,7 @@ async function githubProfile(provider: IdentityProvider, accessToken: string, gu
     lastName: rest.length > 0 ? rest.join(' ') : null,
     amr: [],
     groups: null,
+    authTime: null,
   }
 }
 
@@ -222,6 +233,7 @@ export function profileOf(provider: Pick<IdentityProvider, 'groupsClaim'>, claim
     lastName: text(claims.family_name),
     amr: strings(claims.amr) ?? [],
     groups: provider.groupsClaim === null ? null : strings(claims[provider.groupsClaim]),
+    authTime: typeof claims.auth_time === 'number' && Number.isFinite(claims.auth_time) ? claims.auth_time * 1000 : null,
   }
 }
 

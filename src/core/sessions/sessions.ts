@@ -47,7 +47,7 @@ export async function startSession(deps: SessionDeps, user: User, tenant: Tenant
     revokedAt: null,
     revokedReason: null,
     amr: amr.join(','),
-    authAt: now,
+    authAt: Math.min(now, record?.authAt ?? now),
   }
   const refreshToken = newRefreshToken(now, deps.config.refreshTokenFormat)
   const signingKey = await deps.keyRing.signingKey()

@@ -35,6 +35,9 @@ export interface SessionStartRecord {
   audit: AuditEvent
   /** The upstream provider the session was signed in through (core/federation): session.created names it. */
   providerId?: string
+  /** When its user last proved who they are, where that was before now: an upstream sign-in's
+   *  auth_time (a session the upstream started from its own older sign-in is no fresh proof). */
+  authAt?: number
 }
 
 /** A session's use is recorded at most once per this (product spec §24: a check writes nothing in the common case). */

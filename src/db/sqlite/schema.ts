@@ -718,7 +718,7 @@ export const federationFlows = sqliteTable(
     providerId: text('provider_id')
       .notNull()
       .references(() => identityProviders.id, { onDelete: 'cascade' }),
-    intent: text('intent', { enum: ['sign-in', 'link'] }).notNull(),
+    intent: text('intent', { enum: ['sign-in', 'link', 'reauthenticate'] }).notNull(),
     userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
     codeVerifierSealed: text('code_verifier_sealed').notNull(),
     nonce: text('nonce').notNull(),

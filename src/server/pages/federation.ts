@@ -62,7 +62,9 @@ export const federationPages = (deps: Deps) =>
       const target = returnTarget(page, ctx.query?.return_to ?? '')
       if (target === 'refused') return loginPage(page, { formError: page.t('login.returnTo.invalid', { tenant: tenantTitle(page.tenant) }) }, '', 400)
       try {
-        const { state, location } = await startUpstreamSignIn(deps, { tenant: page.tenant, providerId: ctx.params.providerId, returnTo: target })
+        // (?reauthenticate=1: the account page's "Confirm with {name}", a fresh sign-in at the upstream)
+        const reauthenticate = ctx.query?.reauthenticate === '1'
+        const { state, location } = await startUpstreamSignIn(deps, { tenant: page.tenant, providerId: ctx.params.providerId, returnTo: target, reauthenticate })
         keepFlow(page, state)
         return page.redirect(location)
       } catch (error) {

@@ -30,20 +30,26 @@ export async function stepUpSection(deps: Deps, page: Page, caller: Caller, stat
 <button type="submit" class="secondary" hidden>${t('account.stepUp.passkey')}</button>
 </form>
 ${passkeysScript(page)}`
-  return html`<h2>${t('account.stepUp.heading')}</h2><p>${t('account.stepUp.intro')}</p>${form(
-    { action: `${page.base}/account/reauthenticate`, token: page.token, submit: t('account.stepUp.submit') },
-    field({ name: 'password', label: t('account.stepUp.password'), type: 'password', autocomplete: 'current-password' }, state),
-  )}
-${byCode && html`<p>${t('account.stepUp.orCode')}</p>${byCode}`}
+  // (a user who signs in through a provider only has no password to enter)
+  const byPassword =
+    caller.user.passwordHash !== null &&
+    form(
+      { action: `${page.base}/account/reauthenticate`, token: page.token, submit: t('account.stepUp.submit') },
+      field({ name: 'password', label: t('account.stepUp.password'), type: 'password', autocomplete: 'current-password' }, state),
+    )
+  return html`<h2>${t('account.stepUp.heading')}</h2><p>${t(byPassword ? 'account.stepUp.intro' : 'account.stepUp.introNoPassword')}</p>${byPassword}
+${byCode && html`${byPassword && html`<p>${t('account.stepUp.orCode')}</p>`}${byCode}`}
 ${byPasskey}
 ${byUpstream(page, identities)}`
 }
 
 /** A user who signs in through a provider (perhaps without any password) proves it is them by
- *  signing in there again: the new session is a fresh proof (core/federation). */
+ *  signing in there again, freshly (prompt=login, max_age=0, its auth_time checked): the new
+ *  session is the proof (core/federation). GitHub cannot be asked for a fresh sign-in, so it is
+ *  no step-up. */
 function byUpstream(page: Page, identities: Array<{ providerId: string }>) {
-  const providers = page.providers.filter((provider) => identities.some((identity) => identity.providerId === provider.id))
+  const providers = page.providers.filter((provider) => provider.type !== 'github' && identities.some((identity) => identity.providerId === provider.id))
   if (providers.length === 0) return html``
-  const query = new URLSearchParams({ return_to: `${page.origin}${page.base}/account` })
+  const query = new URLSearchParams({ return_to: `${page.origin}${page.base}/account`, reauthenticate: '1' })
   return html`<div class="providers">${providers.map((provider) => html`<a class="button secondary" href="${page.base}/login/${provider.id}?${query.toString()}">${page.t('account.stepUp.upstream', { provider: provider.name })}</a>`)}</div>`
 }

@@ -186,6 +186,7 @@ export const de: Catalogue = {
   'password.pattern': 'Das Passwort darf kein kurzes, wiederholtes Muster sein.',
   'password.common': 'Dieses Passwort ist zu verbreitet: Es steht in Listen gestohlener Passwörter.',
   'password.unicode': 'Das Passwort enthält ein Zeichen, das nicht verwendet werden kann.',
+  'account.stepUp.introNoPassword': 'Bevor Sie ändern, wie Sie sich anmelden, bestätigen Sie auf eine der folgenden Arten, dass Sie es sind.',
   'account.stepUp.upstream': 'Mit {provider} bestätigen',
   'login.or': 'oder',
   'login.continueWith': 'Weiter mit {provider}',

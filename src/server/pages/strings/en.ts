@@ -186,6 +186,7 @@ export const en = {
   'password.pattern': 'The password must not be a short pattern repeated.',
   'password.common': 'This password is too common: it appears in lists of breached passwords.',
   'password.unicode': 'The password contains a character that cannot be used.',
+  'account.stepUp.introNoPassword': 'Before you change how you sign in, confirm it is you with one of the ways below.',
   'account.stepUp.upstream': 'Confirm with {provider}',
   'login.or': 'or',
   'login.continueWith': 'Continue with {provider}',
