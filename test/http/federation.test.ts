@@ -315,6 +315,24 @@ describe('the flow', () => {
     }
   })
 
+  it('holds each address to a budget of starts (each stores a flow), as passkey ceremonies are', async () => {
+    const tight = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD, AUTHD_PROVIDERS_ALLOW_PRIVATE: '127.0.0.1/32', AUTHD_PASSKEY_OPTIONS_IP_PER_10MIN: '2' })
+    try {
+      const { provider, redirectUri } = await createProvider(tight.runtime, tight.tenantId, { type: 'oidc', name: 'Upstream', issuer: upstream.issuer, ...CLIENT })
+      upstream.setClient({ ...CLIENT, redirectUris: [redirectUri] })
+      const visitor = new PageBrowser(tight, {}, AUTHD)
+      const start = () => visitor.get(`/t/${tight.tenantId}/login/${provider.providerId}`)
+      expect((await start()).status).toBe(303)
+      expect((await start()).status).toBe(303)
+      const third = await start()
+      expect(third.status).toBe(429)
+      expect(third.headers.get('retry-after')).not.toBeNull()
+      expect(await queryDatabase(tight, 'SELECT id FROM federation_flows')).toHaveLength(2)
+    } finally {
+      await tight.close()
+    }
+  })
+
   it('answers a provider of another tenant, or none, with 404', async () => {
     expect((await browser.get(`${base}/login/0198a2b4-0000-7000-8000-000000000000`)).status).toBe(404)
     expect((await browser.get(`${base}/login/0198a2b4-0000-7000-8000-000000000000/callback?state=x&code=y`)).status).toBe(404)

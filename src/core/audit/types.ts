@@ -86,6 +86,7 @@ export type AuditType =
   | 'identity.linked'
   | 'identity.unlinked'
   | 'identity.refused'
+  | 'federation.limited'
   | 'access_rule.created'
   | 'access_rule.deleted'
   | 'forward_auth.denied'

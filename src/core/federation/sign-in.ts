@@ -17,13 +17,14 @@ import type { Caller } from '../sessions/signed-in-user'
 import { requireRecentAuth } from '../sessions/recent-auth'
 import type { Tenant, User } from '../types'
 import { MAX_GROUPS_PER_USER } from '../groups/groups'
+import { ipSubject, spendBudget } from '../guards/limits'
 import { resolveAccount, upstreamMfaTrusted } from './linking'
 import { providerSecretOf, redirectUriOf } from './providers'
 import { FLOW_CONTEXT, FLOW_TTL_MS, type FederationFlow, type Identity, type IdentityProvider, type UpstreamProfile } from './types'
 import { upstreamsOf } from './upstream'
 import { UpstreamFailure, type UpstreamFailureKind } from './upstream-failure'
 
-type FederationDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys' | 'hasher'>
+type FederationDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys' | 'hasher' | 'limitRules' | 'refusals'>
 
 /**
  * Why a sign-in through a provider ends on an error page:
@@ -66,8 +67,11 @@ export async function providerOfTenant(deps: Pick<Deps, 'store'>, tenant: Tenant
 export async function startUpstreamSignIn(
   deps: FederationDeps,
   input: { tenant: Tenant; providerId: string; returnTo: string | null; link?: Caller; reauthenticate?: boolean },
+  actor: Actor,
 ): Promise<{ state: string; location: string }> {
   const provider = await providerOfTenant(deps, input.tenant, input.providerId)
+  // Anyone may start one, and each start stores a flow (and may ask the upstream for its discovery).
+  await spendBudget(deps, deps.limitRules.federationStartIp, ipSubject(actor.ip), { type: 'federation.limited', actor, tenantId: input.tenant.id })
   if (input.link) requireRecentAuth(deps, input.link)
   const now = deps.clock.now()
   const state = randomToken(32)

@@ -49,6 +49,8 @@ export function limitRules(config: Pick<Config, 'limits'>) {
     verifyEmailIp: window('verify-email:ip', l.passwordIpPer10Min, 10 * MINUTE),
     // Each options request stores a challenge: without a budget, anyone could fill the table.
     passkeyOptionsIp: window('passkey-options:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
+    // Each "Continue with {provider}" stores a flow, anonymously: the same budget as a ceremony's.
+    federationStartIp: window('federation-start:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
     otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
     otpDevice: backoff('otp:device', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs),
   }

@@ -64,7 +64,7 @@ export const federationPages = (deps: Deps) =>
       try {
         // (?reauthenticate=1: the account page's "Confirm with {name}", a fresh sign-in at the upstream)
         const reauthenticate = ctx.query?.reauthenticate === '1'
-        const { state, location } = await startUpstreamSignIn(deps, { tenant: page.tenant, providerId: ctx.params.providerId, returnTo: target, reauthenticate })
+        const { state, location } = await startUpstreamSignIn(deps, { tenant: page.tenant, providerId: ctx.params.providerId, returnTo: target, reauthenticate }, page.actor)
         keepFlow(page, state)
         return page.redirect(location)
       } catch (error) {
@@ -105,7 +105,7 @@ export const federationPages = (deps: Deps) =>
       if ('redirect' in open) return open.redirect
       const { page, caller } = open
       try {
-        const { state, location } = await startUpstreamSignIn(deps, { tenant: page.tenant, providerId: formValue(ctx.body, 'providerId'), returnTo: null, link: caller })
+        const { state, location } = await startUpstreamSignIn(deps, { tenant: page.tenant, providerId: formValue(ctx.body, 'providerId'), returnTo: null, link: caller }, page.actor)
         keepFlow(page, state)
         return page.redirect(location)
       } catch (error) {
