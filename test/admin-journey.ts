@@ -24,7 +24,9 @@ export async function adminJourney(authd: ReturnType<typeof cliRunner>, url: str
 
   // The same user, the same shape, over HTTP and from the CLI.
   const viewed = await admin('GET', `/users/${userId}`)
-  expect((await authd(['--json', 'users', 'show', userId])).json).toEqual(viewed.json.data)
+  const identities = await admin('GET', `/users/${userId}/identities`)
+  // (`users show` is GET /users/ID with the user's upstream identities, GET /users/ID/identities)
+  expect((await authd(['--json', 'users', 'show', userId])).json).toEqual({ ...viewed.json.data, identities: identities.json.data })
   const page = await admin('GET', '/users?limit=100')
   expect((await authd(['--json', 'users', 'list', '--tenant', tenantId])).json).toEqual(page.json.data)
   expect(page.json.data.items.map((u: { email: string }) => u.email)).toContain('grace@example.com')
