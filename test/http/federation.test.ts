@@ -4,7 +4,7 @@
 // unverified upstream address, an unverified local account, a replayed callback, another
 // browser's answer), the second factor, groups, the account page, and every failure as a page.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
-import { createProvider } from '../../src/core/federation/providers'
+import { createProvider, updateProvider } from '../../src/core/federation/providers'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
@@ -313,6 +313,21 @@ describe('the flow', () => {
     } finally {
       huge.stop(true)
     }
+  })
+
+  it('reads the upstream\'s discovery document once in 10 minutes, and again after the provider changes', async () => {
+    const providerId = await oidcProvider()
+    const discoveries = () => upstream.requests.filter((r) => r.path.endsWith('/.well-known/openid-configuration')).length
+    const before = discoveries()
+    await browser.get(`${base}/login/${providerId}`)
+    await browser.get(`${base}/login/${providerId}`)
+    expect(discoveries()).toBe(before + 1)
+    ctx.clock.advance(10 * 60 + 1)
+    await browser.get(`${base}/login/${providerId}`)
+    expect(discoveries()).toBe(before + 2)
+    await updateProvider(ctx.runtime, providerId, { name: 'Renamed' })
+    await browser.get(`${base}/login/${providerId}`)
+    expect(discoveries()).toBe(before + 3)
   })
 
   it('holds each address to a budget of starts (each stores a flow), as passkey ceremonies are', async () => {
