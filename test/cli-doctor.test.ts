@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { cliRunner, SOURCE_CLI } from './cli-runner'
 import { tempDir } from './helpers'
 import { startSmtp } from './smtp'
+import { startOidcUpstream } from './upstreams/oidc-provider'
 import { loadConfig } from '../src/config'
 import { sizeFindings } from '../src/cli/doctor/size'
 
@@ -84,6 +85,30 @@ describe('authd doctor', () => {
     // A disabled tenant guards nothing.
     await authd(['tenants', 'disable', tenantId])
     expect(forwardAuth((await at('https://login.example.org')(['--json', 'doctor'])).json)).toEqual([])
+  })
+
+  it('reads each upstream provider\'s discovery as a sign-in would, and says which cannot be read', async () => {
+    const upstream = await startOidcUpstream()
+    try {
+      await authd(['migrate'])
+      const { tenantId } = (await authd(['--json', 'tenants', 'create', '--name', 'Acme'])).json
+      const create = (name: string, issuer: string) =>
+        authd(['--json', 'providers', 'create', '--tenant', tenantId, '--type', 'oidc', '--name', name, '--issuer', issuer, '--client-id', 'authd', '--client-secret-stdin'], { stdin: 'secret\n' })
+      expect((await create('Upstream', upstream.issuer)).code).toBe(0)
+      const providers = (findings: Array<{ check: string; status: string; detail: string }>) => findings.filter((f) => f.check === 'providers')
+      // on this machine: a private address, which authd reaches only when told
+      const closed = await authd(['--json', 'doctor'])
+      expect(providers(closed.json)).toEqual([
+        expect.objectContaining({ status: 'fail', detail: expect.stringContaining('tenant Acme: Upstream (' + upstream.issuer + ') cannot be read: 127.0.0.1 does not resolve to an address authd may reach') }),
+      ])
+      const allowed = { env: { AUTHD_PROVIDERS_ALLOW_PRIVATE: '127.0.0.1/32' } }
+      expect(providers((await authd(['--json', 'doctor'], allowed)).json)).toEqual([{ check: 'providers', status: 'ok', detail: '1 upstream provider(s) answer' }])
+      expect((await create('Gone', 'http://127.0.0.1:9')).code).toBe(0)
+      const gone = providers((await authd(['--json', 'doctor'], allowed)).json)
+      expect(gone).toEqual([expect.objectContaining({ status: 'fail', detail: expect.stringContaining('tenant Acme: Gone (http://127.0.0.1:9) cannot be read') })])
+    } finally {
+      await upstream.close()
+    }
   })
 
   it('warns about a mail file that other users can read', async () => {

@@ -12,6 +12,10 @@ import { pgMigrationStatus } from '../../db/pg/migrate'
 import { cookieDomainOf, forwardAuthDomainsOf } from '../../core/forward-auth/domains'
 import { isIpAddress, relyingPartyOf, rpIdFitsOrigin } from '../../core/tenants/relying-party'
 import type { Tenant } from '../../core/types'
+import type { Store } from '../../core/store'
+import { systemClock } from '../../core/clock'
+import { Upstreams } from '../../core/federation/upstream'
+import { UpstreamFailure } from '../../core/federation/upstream-failure'
 import { readTlsPair } from '../../server/listen'
 import { sizeChecks } from './size'
 
@@ -161,6 +165,7 @@ async function dataChecks(config: Config): Promise<Finding[]> {
     const tenants = await store.tenants.list()
     findings.push(...passkeyChecks(config, tenants))
     findings.push(...forwardAuthChecks(config, tenants))
+    findings.push(...(await providerChecks(config, store, tenants)))
     const { failed } = await store.outbox.countByStatus()
     findings.push(
       failed === 0
@@ -222,6 +227,37 @@ export function forwardAuthChecks(config: Pick<Config, 'publicUrl' | 'trustedPro
   if (findings.length === 0) {
     findings.push({ check: 'forward auth', status: 'ok', detail: guarding.map(({ tenant, domains }) => `tenant ${tenant.name}: session cookie for ${cookieDomainOf(domains, config.publicUrl)}`).join('; ') })
   }
+  return findings
+}
+
+/**
+ * Each upstream identity provider of an enabled tenant as its next sign-in would meet it: its
+ * discovery document (or GitHub's endpoints) read through the same guarded requests, so an
+ * issuer mistyped, unreachable, or at an address AUTHD_PROVIDERS_ALLOW_PRIVATE does not allow
+ * shows here rather than on a login page.
+ */
+export async function providerChecks(config: Config, store: Store, tenants: Tenant[]): Promise<Finding[]> {
+  const findings: Finding[] = []
+  const upstreams = new Upstreams(systemClock, config.federation)
+  let providers = 0
+  for (const tenant of tenants.filter((t) => t.disabledAt === null)) {
+    for (const provider of await store.providers.list(tenant.id)) {
+      providers++
+      try {
+        // (discovery needs no secret; the exchange, which does, is not made here)
+        await upstreams.configurationOf(provider, 'doctor')
+      } catch (error) {
+        if (!(error instanceof UpstreamFailure)) throw error
+        findings.push({
+          check: 'providers',
+          status: 'fail',
+          detail: `tenant ${tenant.name}: ${provider.name} (${provider.issuer ?? 'github.com'}) cannot be read: ${error.upstreamError ?? error.kind}; its "Continue with" fails`,
+          fix: `check the issuer (authd providers show ${provider.id}) and that authd reaches it; an upstream inside your network needs its range in AUTHD_PROVIDERS_ALLOW_PRIVATE`,
+        })
+      }
+    }
+  }
+  if (providers > 0 && findings.length === 0) findings.push({ check: 'providers', status: 'ok', detail: `${providers} upstream provider(s) answer` })
   return findings
 }
 
