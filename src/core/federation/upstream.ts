@@ -6,7 +6,6 @@
 import * as oidc from 'openid-client'
 import type { Clock } from '../clock'
 import type { Deps } from '../deps'
-import type { Store } from '../store'
 import type { IdentityProvider, UpstreamProfile } from './types'
 import { UpstreamFailure } from './upstream-failure'
 import { upstreamFetch } from './upstream-fetch'
@@ -129,7 +128,7 @@ export class Upstreams {
   }
 }
 
-const byStore = new WeakMap<Store, Upstreams>()
+const byStore = new WeakMap<Deps['store'], Upstreams>()
 
 /** The upstreams' configurations this process holds for a store (a process may open several: the tests do). */
 export function upstreamsOf(deps: Pick<Deps, 'store' | 'clock' | 'config'>): Upstreams {
