@@ -121,3 +121,33 @@ export async function authorizationRequest(config: oidc.Configuration, extra: Re
   })
   return { url, verifier, state, nonce }
 }
+
+/** A relying party of authd in a Bun server of its own, for the browser journeys: /start sends
+ *  the browser to authd's authorize endpoint, /callback redeems the code with openid-client and
+ *  greets the user with the ID token's name, address and amr. */
+export async function startBrowserRelyingParty(world: OidcWorld, client: { name: string; firstParty: boolean; allowedGroups?: string[] }): Promise<{ base: string; stop(): void }> {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => handle(request) })
+  const base = `http://127.0.0.1:${server.port}`
+  const { client: registered, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { ...client, redirectUris: [`${base}/callback`] })
+  const config = await oidc.discovery(new URL(world.issuer), registered.id, undefined, oidc.ClientSecretBasic(clientSecret!), { execute: [oidc.allowInsecureRequests] })
+  const pending = new Map<string, { verifier: string; nonce: string }>()
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    if (url.pathname === '/start') {
+      const verifier = oidc.randomPKCECodeVerifier()
+      const state = oidc.randomState()
+      const nonce = oidc.randomNonce()
+      pending.set(state, { verifier, nonce })
+      const target = oidc.buildAuthorizationUrl(config, { redirect_uri: `${base}/callback`, scope: 'openid profile email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce })
+      return Response.redirect(target.href, 302)
+    }
+    const state = url.searchParams.get('state') ?? ''
+    const checks = pending.get(state)
+    if (!checks) return new Response('unknown state', { status: 400 })
+    pending.delete(state)
+    const tokens = await oidc.authorizationCodeGrant(config, url, { pkceCodeVerifier: checks.verifier, expectedState: state, expectedNonce: checks.nonce, idTokenExpected: true })
+    const claims = tokens.claims()!
+    return new Response(`<!doctype html><html lang="en"><title>App</title><h1>Hello ${claims.name} (${claims.email})</h1><p id="amr">${(claims.amr as string[]).join(' ')}</p></html>`, { headers: { 'content-type': 'text/html' } })
+  }
+  return { base, stop: () => server.stop(true) }
+}

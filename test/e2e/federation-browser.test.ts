@@ -26,14 +26,12 @@
 // serious on the login page with the provider's button, the second factor, "prove your
 // account" and the error page.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import * as oidc from 'openid-client'
 import type { BrowserContext, Page } from 'playwright-core'
 import { createProvider } from '../../src/core/federation/providers'
-import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { PASSWORD, queryDatabase } from '../helpers'
-import { startOidcWorld, type OidcWorld } from '../oidc-journey'
+import { startBrowserRelyingParty, startOidcWorld, type OidcWorld } from '../oidc-journey'
 import { startOidcUpstream, type OidcUpstream } from '../upstreams/oidc-provider'
 
 /** The upstreams here are on this machine: loopback, which authd reaches only when allowed (AUTHD_PROVIDERS_ALLOW_PRIVATE). */
@@ -44,46 +42,8 @@ const UPSTREAM_CLIENT = { clientId: 'authd-e2e', clientSecret: 'upstream secret 
 
 let world: OidcWorld
 let upstream: OidcUpstream
-let app: RelyingParty
+let app: Awaited<ReturnType<typeof startBrowserRelyingParty>>
 let checker: BrowserContext
-
-interface RelyingParty {
-  base: string
-  stop(): void
-}
-
-/**
- * The application: /start sends the browser to authd's /authorize (PKCE, state, nonce);
- * /callback redeems the code with openid-client, which verifies the ID token, and greets the
- * user with its claims (amr included: how authd says the person came in). First-party, so
- * authd asks no consent: the journey goes straight back once signed in.
- */
-async function startRelyingParty(): Promise<RelyingParty> {
-  const pending = new Map<string, { verifier: string; nonce: string }>()
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => handle(request) })
-  const base = `http://127.0.0.1:${server.port}`
-  const { client, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: 'Intranet', redirectUris: [`${base}/callback`], firstParty: true })
-  const config = await oidc.discovery(new URL(world.issuer), client.id, undefined, oidc.ClientSecretBasic(clientSecret!), { execute: [oidc.allowInsecureRequests] })
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url)
-    if (url.pathname === '/start') {
-      const verifier = oidc.randomPKCECodeVerifier()
-      const state = oidc.randomState()
-      const nonce = oidc.randomNonce()
-      pending.set(state, { verifier, nonce })
-      const target = oidc.buildAuthorizationUrl(config, { redirect_uri: `${base}/callback`, scope: 'openid profile email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce })
-      return Response.redirect(target.href, 302)
-    }
-    const state = url.searchParams.get('state') ?? ''
-    const checks = pending.get(state)
-    if (!checks) return new Response('unknown state', { status: 400 })
-    pending.delete(state)
-    const tokens = await oidc.authorizationCodeGrant(config, url, { pkceCodeVerifier: checks.verifier, expectedState: state, expectedNonce: checks.nonce, idTokenExpected: true })
-    const claims = tokens.claims()!
-    return new Response(`<!doctype html><html lang="en"><title>App</title><h1>Hello ${claims.name} (${claims.email})</h1><p id="amr">${(claims.amr as string[]).join(' ')}</p></html>`, { headers: { 'content-type': 'text/html' } })
-  }
-  return { base, stop: () => server.stop(true) }
-}
 
 beforeAll(async () => {
   if (!runBrowserTests) return
@@ -101,7 +61,9 @@ beforeAll(async () => {
   })
   expect(redirectUri.startsWith(`${world.issuer}/login/`)).toBe(true)
   upstream.setClient({ ...UPSTREAM_CLIENT, redirectUris: [redirectUri] })
-  app = await startRelyingParty()
+  // The application (test/oidc-journey.ts): first-party, so authd asks no consent and the
+  // journey goes straight back once signed in; it greets the user with the ID token's amr.
+  app = await startBrowserRelyingParty(world, { name: 'Intranet', firstParty: true })
   checker = await (await sharedBrowser()).newContext({ bypassCSP: true })
 }, 60_000)
 afterAll(async () => {
@@ -113,6 +75,16 @@ afterAll(async () => {
 })
 
 /** A fresh browser context (its own cookies at all three origins) whose console is kept. */
+/** From the application's start to authd's login page, "Continue with Upstream", and the upstream's own sign-in as `account`. */
+async function signInThroughUpstream(page: Page, arrive: (url: string | RegExp) => Promise<void>, account: string) {
+  await page.goto(`${app.base}/start`)
+  await arrive(`${world.issuer}/login?**`)
+  await page.getByRole('link', { name: 'Continue with Upstream' }).click()
+  await arrive(new RegExp(`^${upstream.issuer}/interaction/`))
+  await page.getByLabel('Account').fill(account)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
 async function openBrowser(options: { locale?: string } = {}) {
   const context = await (await sharedBrowser()).newContext(options)
   const page = await context.newPage()
@@ -181,12 +153,7 @@ describe('sign-in through an upstream provider in Chromium', () => {
 
     const { context, page, arrive } = await openBrowser()
     try {
-      await page.goto(`${app.base}/start`)
-      await arrive(`${world.issuer}/login?**`)
-      await page.getByRole('link', { name: 'Continue with Upstream' }).click()
-      await arrive(new RegExp(`^${upstream.issuer}/interaction/`))
-      await page.getByLabel('Account').fill('ada-up')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signInThroughUpstream(page, arrive, 'ada-up')
 
       // The second factor is drawn at authd's callback URL; its form leads on to the application.
       await arrive(`${world.issuer}/login/*/callback?**`)
@@ -208,12 +175,7 @@ describe('sign-in through an upstream provider in Chromium', () => {
 
     const { context, page, arrive } = await openBrowser()
     try {
-      await page.goto(`${app.base}/start`)
-      await arrive(`${world.issuer}/login?**`)
-      await page.getByRole('link', { name: 'Continue with Upstream' }).click()
-      await arrive(new RegExp(`^${upstream.issuer}/interaction/`))
-      await page.getByLabel('Account').fill('linus-up')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signInThroughUpstream(page, arrive, 'linus-up')
 
       // "Prove your account": the login page, with a notice and the address filled in.
       await arrive(`${world.issuer}/login/*/callback?**`)

@@ -4,44 +4,18 @@
 // application greets them with the claims of the ID token. The pages' CSP lets the sign-in's
 // redirects lead back to the client (form-action), which only a real browser enforces.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import * as oidc from 'openid-client'
 import type { BrowserContext, Page } from 'playwright-core'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
-import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
 import { PASSWORD } from '../helpers'
-import { startOidcWorld, type OidcWorld } from '../oidc-journey'
+import { startBrowserRelyingParty, startOidcWorld, type OidcWorld } from '../oidc-journey'
 
 let world: OidcWorld
 let checker: BrowserContext
 
-/** A relying party: /start begins a sign-in, /callback finishes it and greets the user. */
-async function startRelyingParty(firstParty: boolean, allowedGroups?: string[]) {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => handle(request) })
-  const base = `http://127.0.0.1:${server.port}`
-  const { client, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: firstParty ? 'Intranet' : 'Wiki', redirectUris: [`${base}/callback`], firstParty, allowedGroups })
-  const config = await oidc.discovery(new URL(world.issuer), client.id, undefined, oidc.ClientSecretBasic(clientSecret!), { execute: [oidc.allowInsecureRequests] })
-  const pending = new Map<string, { verifier: string; nonce: string }>()
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url)
-    if (url.pathname === '/start') {
-      const verifier = oidc.randomPKCECodeVerifier()
-      const state = oidc.randomState()
-      const nonce = oidc.randomNonce()
-      pending.set(state, { verifier, nonce })
-      const target = oidc.buildAuthorizationUrl(config, { redirect_uri: `${base}/callback`, scope: 'openid profile email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce })
-      return Response.redirect(target.href, 302)
-    }
-    const state = url.searchParams.get('state') ?? ''
-    const checks = pending.get(state)
-    if (!checks) return new Response('unknown state', { status: 400 })
-    const tokens = await oidc.authorizationCodeGrant(config, url, { pkceCodeVerifier: checks.verifier, expectedState: state, expectedNonce: checks.nonce, idTokenExpected: true })
-    const claims = tokens.claims()!
-    return new Response(`<!doctype html><title>App</title><h1>Hello ${claims.name} (${claims.email})</h1><p id="amr">${(claims.amr as string[]).join(' ')}</p>`, { headers: { 'content-type': 'text/html' } })
-  }
-  return { base, stop: () => server.stop(true) }
-}
+/** A relying party (test/oidc-journey.ts): /start begins a sign-in, /callback finishes it and greets the user. */
+const startRelyingParty = (firstParty: boolean, allowedGroups?: string[]) => startBrowserRelyingParty(world, { name: firstParty ? 'Intranet' : 'Wiki', firstParty, allowedGroups })
 
 beforeAll(async () => {
   if (!runBrowserTests) return
