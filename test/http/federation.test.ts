@@ -9,7 +9,7 @@ import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/accounts/users'
-import { createTestContext, loginFor, PASSWORD, queryDatabase, requestOtp, type TestContext } from '../helpers'
+import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 import { PageBrowser, type PageAnswer } from '../pages'
 import { cancelAtUpstream, CookieJar, signInAtUpstream, startOidcUpstream, type OidcUpstream } from '../upstreams/oidc-provider'
 import { authorizeAtGitHubFake, startGitHubFake, type GitHubFake } from '../upstreams/github-fake'
@@ -92,22 +92,6 @@ describe('a new person (§25 rule 3)', () => {
     expect(alertOf(done)).toContain('new accounts cannot be created with Upstream')
     expect(await userByEmail('mallory@example.com')).toBeUndefined()
     expect(browser.cookies.has('authd_session')).toBe(false)
-  })
-
-  it('loses an identity nobody vouched for when the owner of the address proves it (a pre-hijacked account is given back)', async () => {
-    upstream.setAccount('squatter', { email: 'owner@example.com', email_verified: false })
-    upstream.setAccount('vouched', { email: 'owner@example.com', email_verified: true })
-    const squatted = await oidcProvider({ createUsers: 'open' })
-    await continueWith(squatted, 'squatter')
-    const user = (await userByEmail('owner@example.com'))!
-    expect(user.email_verified_at).toBeNull()
-    // the owner reads the reset code in their mailbox: the squatter's way in goes
-    const otp = await requestOtp(ctx, 'owner@example.com')
-    expect((await ctx.call('POST', '/api/v1/auth/change-password', { body: { email: 'owner@example.com', otp, newPassword: 'a brand new passphrase' } })).status).toBe(200)
-    expect(await identitiesOf(user.id)).toEqual([])
-    const squatter = await continueWith(squatted, 'squatter', { via: new PageBrowser(ctx, {}, AUTHD) })
-    expect(squatter.html).toContain('already exists')
-    expect(await queryDatabase(ctx, "SELECT type FROM webhook_events WHERE type = 'identity.unlinked'")).toHaveLength(1)
   })
 
   it('reads the address from userinfo when the ID token leaves it there', async () => {

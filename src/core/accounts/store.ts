@@ -92,9 +92,7 @@ export interface PasswordResetStore {
    * Spends the OTP, if it is still the live, unspent, unexpired one with this hash and at most
    * `maxAttempts` tries (its own reserved try included), and in the same transaction sets the
    * password, revokes every session, queues the notice and closes the address's reset
-   * requests to further tries; the address is then verified, and where it was not, the user's
-   * upstream identities whose upstream did not vouch for it either are unlinked (§25: an
-   * account made for someone else's address). False when the OTP was no longer usable (lost a race).
+   * requests to further tries. False when the OTP was no longer usable (lost a race).
    */
   complete(input: {
     userId: string

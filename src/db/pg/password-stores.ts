@@ -6,7 +6,7 @@ import type { PasswordResetStore, SetupTokenStore } from '../../core/accounts/st
 import type { PgDb } from './client'
 import { lockKey, replacePassword, spendOutstandingSecrets } from './helpers'
 import { lockAndReadLimits, toAuditRow, writeLimits } from './limit-audit-stores'
-import { auditEvents, identities, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
+import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
   return {
@@ -88,11 +88,7 @@ export function createPgPasswordResetStore(db: PgDb): PasswordResetStore {
           .set({ attempts: maxAttempts })
           .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
         await replacePassword(tx, { userId, passwordHash, now, reason: 'password-changed', notice })
-        // The OTP was read in the mailbox: the address is proven, and upstream identities linked
-        // while it was not, on an address their upstream did not vouch for either, were nobody's
-        // proof of it (an account made for someone else's address: core/federation/linking.ts).
-        const [proven] = await tx.select({ at: users.emailVerifiedAt }).from(users).where(eq(users.id, userId))
-        if (proven?.at === null) await tx.delete(identities).where(and(eq(identities.userId, userId), eq(identities.emailVerified, false)))
+        // The OTP was read in the mailbox.
         await tx.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, userId))
         return true
       })

@@ -5,7 +5,7 @@ import type { PasswordResetStore, SetupTokenStore } from '../../core/accounts/st
 import type { Db } from './client'
 import { changesOf, immediate, replacePasswordInTransaction, spendOutstandingSecrets } from './helpers'
 import { limitReader, limitWriter } from './limit-audit-stores'
-import { auditEvents, identities, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
+import { auditEvents, mailOutbox, passwordResetOtps, passwordResetRequests, setupTokens, users } from './schema'
 
 export function createPasswordResetStore(db: Db): PasswordResetStore {
   const otpByUser = db.select().from(passwordResetOtps).where(eq(passwordResetOtps.userId, sql.placeholder('userId'))).prepare()
@@ -87,11 +87,7 @@ export function createPasswordResetStore(db: Db): PasswordResetStore {
           .where(and(eq(passwordResetRequests.tenantId, tenantId), eq(passwordResetRequests.emailKey, emailKey), eq(passwordResetRequests.issued, true)))
           .run()
         replacePasswordInTransaction(db, { userId, passwordHash, now, reason: 'password-changed', notice })
-        // The OTP was read in the mailbox: the address is proven, and upstream identities linked
-        // while it was not, on an address their upstream did not vouch for either, were nobody's
-        // proof of it (an account made for someone else's address: core/federation/linking.ts).
-        const proven = db.select({ at: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).get()
-        if (proven?.at === null) db.delete(identities).where(and(eq(identities.userId, userId), eq(identities.emailVerified, false))).run()
+        // The OTP was read in the mailbox.
         db.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, userId)).run()
         return true
       })
