@@ -218,13 +218,14 @@ describe('a second authd as the upstream', () => {
     expect(await sessionsAtFirst(email)).toEqual([{ amr: 'fed', provider_id: providerId }])
   }, 30_000)
 
-  it('an address the second does not vouch for (its user never proved it) makes an unverified user in the first', async () => {
+  it('an address the second does not vouch for (its user never proved it) makes no user in the first', async () => {
     const { email } = await second.ctx.addUser({ email: 'linus@example.com', firstName: 'Linus', lastName: 'Pauling' })
     const browser = new Browser()
-    const done = await browser.submit(await continueWithSecond(browser), '/login', { email, password: PASSWORD }, (next) => next.pathname === `/t/${first.ctx.tenantId}/account`)
-    expect(done.url.pathname).toBe(`/t/${first.ctx.tenantId}/login/${providerId}/callback`)
-    const [user] = await queryDatabase<{ email_verified_at: number | null }>(first.ctx, 'SELECT email_verified_at FROM users WHERE email = $1', [email])
-    expect(user).toEqual({ email_verified_at: null })
+    const refused = await browser.submit(await continueWithSecond(browser), '/login', { email, password: PASSWORD })
+    expect(refused.url.pathname).toBe(`/t/${first.ctx.tenantId}/login/${providerId}/callback`)
+    expect(refused.status).toBe(400)
+    expect(alertOf(refused)).toContain('has not verified your e-mail address')
+    expect(await queryDatabase(first.ctx, 'SELECT id FROM users WHERE email = $1', [email])).toEqual([])
   }, 30_000)
 
   it('a user with TOTP at the first: the second\'s password alone does not stand in for it; the second\'s own TOTP (amr otp) does, for a provider trusted with it', async () => {

@@ -94,6 +94,15 @@ describe('a new person (§25 rule 3)', () => {
     expect(browser.cookies.has('authd_session')).toBe(false)
   })
 
+  it('makes no account for an address the upstream did not vouch for (it would wait for its owner with the claimant\'s ways in)', async () => {
+    upstream.setAccount('squatter', { email: 'owner@example.com', email_verified: false })
+    const providerId = await oidcProvider({ createUsers: 'open' })
+    const refused = await continueWith(providerId, 'squatter')
+    expect(refused.status).toBe(400)
+    expect(alertOf(refused)).toContain('Upstream has not verified your e-mail address')
+    expect(await userByEmail('owner@example.com')).toBeUndefined()
+  })
+
   it('reads the address from userinfo when the ID token leaves it there', async () => {
     const claimsAtUserinfo = await startOidcUpstream({ client: { ...CLIENT, redirectUris: [] }, claimsOnlyAtUserinfo: true, accounts: { 'kat-1': { email: 'kat@example.com', email_verified: true, given_name: 'Katherine', family_name: 'Johnson' } } })
     try {

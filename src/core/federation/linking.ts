@@ -21,7 +21,7 @@ export type AccountResolution =
   | { outcome: 'prove'; userId: string }
   /** Rule 3: a new user of the upstream's address and names. */
   | { outcome: 'create' }
-  | { outcome: 'refuse'; reason: 'no-email' | 'creation-closed' }
+  | { outcome: 'refuse'; reason: 'no-email' | 'unverified-email' | 'creation-closed' }
 
 export interface ResolutionInput {
   /** The identity (provider, subject) as stored, if it is linked. */
@@ -42,16 +42,17 @@ export function resolveAccount(input: ResolutionInput): AccountResolution {
     const bothVouch = provider.linkByEmail === 'verified' && profile.emailVerified && localUser.emailVerifiedAt !== null
     return { outcome: bothVouch ? 'link' : 'prove', userId: localUser.id }
   }
-  return mayCreate(input) ? { outcome: 'create' } : { outcome: 'refuse', reason: 'creation-closed' }
+  if (!mayCreate(input)) return { outcome: 'refuse', reason: 'creation-closed' }
+  // An account made for an address nobody proved would be waiting for its owner with someone
+  // else's ways in (pre-hijacking): a password reset by its owner later would not show them all.
+  // So an upstream creates accounts only for addresses it vouches for, as sign-up does only for
+  // addresses whose mailbox answered.
+  return profile.emailVerified ? { outcome: 'create' } : { outcome: 'refuse', reason: 'unverified-email' }
 }
 
 function mayCreate({ provider, tenantSignup, profile }: ResolutionInput): boolean {
   const policy = parseSignupPolicy(provider.createUsers ?? tenantSignup)
-  if (policy.kind === 'domains') {
-    // A domain's people are those whose address the upstream vouched for: anyone may type one.
-    return profile.emailVerified && signupAllows(policy, profile.email!)
-  }
-  return policy.kind === 'open'
+  return policy.kind === 'domains' ? signupAllows(policy, profile.email!) : policy.kind === 'open'
 }
 
 /** Whether the upstream's own sign-in stands in for the local second factor (§25: `--trust-upstream-mfa` and an amr that says so). */

@@ -31,11 +31,12 @@ type FederationDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'ser
  *   expired          no flow for this browser and answer: gone after 10 minutes, spent (a replayed callback), or another browser's
  *   no-email         the upstream shared no address, so no account can be found or made
  *   creation-closed  no account of that address, and the provider (or the tenant) lets nobody in without one
+ *   unverified-email no account of that address, and the upstream does not vouch for it: none is made
  *   user-disabled    the account is disabled
  *   identity-taken   linking from the account page: the upstream account is linked to another user
  *   not-signed-in    linking from the account page: the browser is no longer signed in as the user who started it
  */
-export type FederationFailure = UpstreamFailureKind | 'expired' | 'no-email' | 'creation-closed' | 'user-disabled' | 'identity-taken' | 'not-signed-in'
+export type FederationFailure = UpstreamFailureKind | 'expired' | 'no-email' | 'unverified-email' | 'creation-closed' | 'user-disabled' | 'identity-taken' | 'not-signed-in'
 
 export type FederationOutcome =
   | { kind: 'signed-in'; session: LoginResult; returnTo: string | null }
@@ -244,7 +245,7 @@ export async function linkAfterProof(
   return linked ? provider.name : null
 }
 
-/** The account an unknown identity creates (§25 rule 3): the upstream's names and address, verified if it vouched. */
+/** The account an unknown identity creates (§25 rule 3): the upstream's names and the address it vouched for. */
 async function createUserOfIdentity(deps: FederationDeps, tenant: Tenant, provider: IdentityProvider, profile: UpstreamProfile, email: string, actor: Actor): Promise<User | null> {
   const { firstName, lastName } = namesOf(profile, email)
   const { user } = await prepareUser(deps, tenant, { email, firstName, lastName, emailVerified: profile.emailVerified })

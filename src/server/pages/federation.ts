@@ -30,6 +30,7 @@ const FAILURES: Record<FederationFailure, MessageKey> = {
   invalid: 'federation.failed.invalid',
   expired: 'federation.failed.expired',
   'no-email': 'federation.failed.noEmail',
+  'unverified-email': 'federation.failed.unverifiedEmail',
   'creation-closed': 'federation.failed.creationClosed',
   'user-disabled': 'federation.failed.userDisabled',
   'identity-taken': 'federation.failed.identityTaken',

@@ -200,6 +200,7 @@ export const de: Catalogue = {
   'federation.failed.invalid': 'Die Antwort von {provider} konnte nicht geprüft werden. Beginnen Sie erneut auf der Anmeldeseite.',
   'federation.failed.expired': 'Diese Anmeldung ist abgelaufen oder wurde schon verwendet. Beginnen Sie erneut auf der Anmeldeseite.',
   'federation.failed.noEmail': '{provider} hat keine E-Mail-Adresse mitgeteilt, daher kann kein Konto für Sie gefunden werden. Erlauben Sie {provider}, Ihre Adresse zu teilen, oder melden Sie sich anders an.',
+  'federation.failed.unverifiedEmail': 'Für diese {provider}-Anmeldung gibt es kein Konto, und {provider} hat Ihre E-Mail-Adresse nicht bestätigt, daher kann damit keines angelegt werden. Bestätigen Sie Ihre Adresse bei {provider} und versuchen Sie es erneut.',
   'federation.failed.creationClosed': 'Für diese {provider}-Anmeldung gibt es kein Konto, und mit {provider} können keine neuen Konten angelegt werden. Bitten Sie eine Administratorin oder einen Administrator um eine Einladung.',
   'federation.failed.userDisabled': 'Dieses Konto ist deaktiviert.',
   'federation.failed.identityTaken': 'Dieses {provider}-Konto ist bereits mit einem anderen Konto verknüpft.',

@@ -200,6 +200,7 @@ export const en = {
   'federation.failed.invalid': 'The answer from {provider} could not be verified. Start again from the sign-in page.',
   'federation.failed.expired': 'This sign-in has expired or was already used. Start again from the sign-in page.',
   'federation.failed.noEmail': '{provider} did not share an e-mail address, so no account can be found for you. Allow {provider} to share your address, or sign in another way.',
+  'federation.failed.unverifiedEmail': 'There is no account for this {provider} sign-in, and {provider} has not verified your e-mail address, so none can be created with it. Verify your address at {provider} and try again.',
   'federation.failed.creationClosed': 'There is no account for this {provider} sign-in, and new accounts cannot be created with {provider}. Ask an administrator for an invitation.',
   'federation.failed.userDisabled': 'This account is disabled.',
   'federation.failed.identityTaken': 'This {provider} account is already linked to another account.',
