@@ -139,12 +139,14 @@ describe('an existing account of the same address (§25 rule 2)', () => {
     expect(browser.cookies.has('authd_session')).toBe(false)
     expect(await identitiesOf(userId)).toEqual([])
 
-    // a wrong password proves nothing (and the page still says what it links)
+    // a wrong password proves nothing, and the page drawn again links nothing: it no longer says
+    // it would (the next person at a shared computer signs in there)
     const wrong = await browser.submit(prove, '/login', { email: 'ada@example.com', password: 'wrong password' }, { origin: AUTHD })
     expect(wrong.status).toBe(401)
-    expect(wrong.html).toContain('name="link_flow"')
-    // another account's sign-in on that very page links nothing to it
-    await browser.submit(wrong, '/login', { email: other.email, password: PASSWORD }, { origin: AUTHD })
+    expect(wrong.html).not.toContain('name="link_flow"')
+    expect(wrong.html).not.toContain('already exists')
+    // another account's sign-in on the page that asks links nothing to it
+    await browser.submit(prove, '/login', { email: other.email, password: PASSWORD }, { origin: AUTHD })
     expect(await identitiesOf(other.userId)).toEqual([])
     await browser.submit(await browser.get(`${base}/logout`), '/logout', {}, { origin: AUTHD })
     // nor does the owner's ordinary sign-in in a browser where the flow was left (a shared
@@ -321,6 +323,41 @@ describe('the flow', () => {
     await updateProvider(ctx.runtime, providerId, { name: 'Renamed' })
     await browser.get(`${base}/login/${providerId}`)
     expect(discoveries()).toBe(before + 3)
+  })
+
+  it('unpacks a compressed answer within the same bound, and refuses an encoding it cannot bound', async () => {
+    let encoding = 'gzip'
+    let bomb = false
+    const server = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: (request) => {
+        const issuer = `http://127.0.0.1:${server.port}`
+        const document = bomb ? `{"pad":"${' '.repeat(64 * 1024 * 1024)}"}` : JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'] })
+        expect(request.headers.get('accept-encoding')).toBe('identity')
+        const body = Bun.gzipSync(document)
+        return new Response(body, { headers: { 'content-type': 'application/json', 'content-encoding': encoding } })
+      },
+    })
+    try {
+      const { provider } = await createProvider(ctx.runtime, ctx.tenantId, { type: 'oidc', name: 'Packed', issuer: `http://127.0.0.1:${server.port}`, ...CLIENT })
+      const start = (id: string) => browser.get(`${base}/login/${id}`)
+      const packed = await start(provider.providerId)
+      expect(packed.status).toBe(303)
+      expect(packed.location).toStartWith(`http://127.0.0.1:${server.port}/authorize?`)
+      // 64 MiB of spaces in 64 KiB of gzip: cut at 1 MiB unpacked
+      bomb = true
+      const bombed = await createProvider(ctx.runtime, ctx.tenantId, { type: 'oidc', name: 'Bomb', issuer: `http://127.0.0.1:${server.port}`, ...CLIENT })
+      const refused = await start(bombed.provider.providerId)
+      expect(refused.status).toBe(502)
+      expect(alertOf(refused)).toContain('Bomb answered with an error')
+      bomb = false
+      encoding = 'br'
+      const brotli = await createProvider(ctx.runtime, ctx.tenantId, { type: 'oidc', name: 'Brotli', issuer: `http://127.0.0.1:${server.port}`, ...CLIENT })
+      expect((await start(brotli.provider.providerId)).status).toBe(502)
+    } finally {
+      server.stop(true)
+    }
   })
 
   it('holds each address to a budget of starts (each stores a flow), as passkey ceremonies are', async () => {

@@ -36,27 +36,38 @@ export function upstreamFetch(settings: FederationSettings, resolve: Resolver = 
     pinned.hostname = address.kind() === 'ipv6' ? `[${address.toString()}]` : address.toString()
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined))
     headers.set('host', url.host)
+    // Compressed answers are unpacked here, within the same bound, never by fetch: a few KiB
+    // of brotli can unpack to gigabytes after the read that measured them was cut short.
+    headers.set('accept-encoding', 'identity')
     const response = await fetch(pinned, {
       ...init,
       headers,
       redirect: 'manual',
+      decompress: false,
       // The connection goes to the checked address; the certificate must still name the host.
       tls: { serverName: hostname, checkServerIdentity: (_: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(hostname, cert) },
     } as RequestInit)
-    return new Response(await boundedBody(response), { status: response.status, statusText: response.statusText, headers: response.headers })
+    const body = await boundedBody(response)
+    const unpacked = new Headers(response.headers)
+    unpacked.delete('content-encoding')
+    unpacked.delete('content-length')
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: unpacked })
   }
 }
 
+/** The answer's bytes, unpacked (gzip, deflate), at most MAX_UPSTREAM_ANSWER_BYTES of them. */
 async function boundedBody(response: Response): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? 0)
-  if (declared > MAX_UPSTREAM_ANSWER_BYTES) {
+  const encoding = (response.headers.get('content-encoding') ?? 'identity').trim().toLowerCase()
+  if (declared > MAX_UPSTREAM_ANSWER_BYTES || !['identity', 'gzip', 'x-gzip', 'deflate'].includes(encoding)) {
     await response.body?.cancel()
-    throw new UpstreamFailure('failed', `an answer of ${declared} bytes (at most ${MAX_UPSTREAM_ANSWER_BYTES} are read)`)
+    throw new UpstreamFailure('failed', declared > MAX_UPSTREAM_ANSWER_BYTES ? `an answer of ${declared} bytes (at most ${MAX_UPSTREAM_ANSWER_BYTES} are read)` : `an answer encoded as ${encoding.slice(0, 40)}`)
   }
+  if (!response.body) return new Uint8Array()
+  const stream = encoding === 'identity' ? response.body : response.body.pipeThrough(new DecompressionStream(encoding === 'deflate' ? 'deflate' : 'gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
   const chunks: Uint8Array[] = []
   let size = 0
-  const reader = response.body?.getReader()
-  if (!reader) return new Uint8Array()
+  const reader = stream.getReader()
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break

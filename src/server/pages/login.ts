@@ -32,6 +32,13 @@ function carried(page: Page, returnTo: string): Record<string, string> {
   return { ...(returnTo && { return_to: returnTo }), ...(page.linkFlow && { link_flow: page.linkFlow }) }
 }
 
+/** Takes the pending link off the page (a failure's page is drawn without it); returns it. */
+function withoutLinkFlow(page: Page): string {
+  const linkFlow = page.linkFlow
+  page.linkFlow = ''
+  return linkFlow
+}
+
 /** "Continue with {name}" for each of the tenant's upstream providers (links: the upstream's own page follows). */
 function providerButtons(page: Page, returnTo: string) {
   if (page.providers.length === 0) return html``
@@ -113,6 +120,10 @@ export const loginPages = (deps: Deps) =>
     })
     .post('/login', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
+      // The identity this sign-in would link goes on only with a sign-in that succeeds (to the
+      // session, or the second factor): a page drawn again after a failure says nothing of it,
+      // so it must link nothing either (the next person at a shared browser would sign in there).
+      const linkFlow = withoutLinkFlow(page)
       const values = { email: formValue(ctx.body, 'email'), password: formValue(ctx.body, 'password'), rememberMe: formValue(ctx.body, 'rememberMe') }
       const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
       if (refused) return loginPage(page, { ...refused, values }, '', 400)
@@ -121,9 +132,11 @@ export const loginPages = (deps: Deps) =>
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const answer = await login(deps, { tenant: page.tenant, email: values.email, password: values.password, rememberMe: values.rememberMe === 'on', deviceCookie }, page.actor)
+        page.linkFlow = linkFlow
         if (answer.kind === 'mfa') return secondFactorPage(page, answer.challengeToken, {}, returnTo ?? '', 200, undefined, answer.passkeyOptions)
         return await signedIn(deps, page, answer, returnTo)
       } catch (error) {
+        page.linkFlow = ''
         const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { field: 'password', key: 'login.invalid' } })
         return loginPage(page, { ...state, values }, returnTo ?? '', status, retryAfter)
       }
@@ -135,11 +148,13 @@ export const loginPages = (deps: Deps) =>
     })
     .post('/login/passkey', async (ctx: PageRequest) => {
       const page = await openPage(deps, ctx, true)
+      const linkFlow = withoutLinkFlow(page)
       const { returnTo, refused } = returnToOf(page, formValue(ctx.body, 'return_to'))
       if (refused) return loginPage(page, refused, '', 400)
       try {
         const deviceCookie = readCookie(page.jar, page.cookies.device)
         const session = await signInWithPasskey(deps, { tenant: page.tenant, challengeId: formValue(ctx.body, 'challengeId'), response: credentialOf(ctx.body), deviceCookie }, page.actor)
+        page.linkFlow = linkFlow
         return await signedIn(deps, page, session, returnTo)
       } catch (error) {
         const { state, status, retryAfter } = problemOf(page.t, error, { unauthorized: { key: 'passkey.failed' }, invalid_request: { key: 'passkey.failed' } })
