@@ -9,6 +9,8 @@ import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { createClient } from '../../src/core/oidc/clients'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setUserDisabled } from '../../src/core/accounts/users'
+import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
+import { addAccessRule } from '../../src/core/forward-auth/rules'
 import { createTestContext, loginFor, PASSWORD, queryDatabase, type TestContext } from '../helpers'
 import { PageBrowser, type PageAnswer } from '../pages'
 import { cancelAtUpstream, CookieJar, signInAtUpstream, startOidcUpstream, type OidcUpstream } from '../upstreams/oidc-provider'
@@ -29,7 +31,7 @@ afterAll(() => upstream.close())
 
 beforeEach(async () => {
   // (the upstreams of these tests are on this machine: a private address authd reaches only when told)
-  ctx = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD, AUTHD_PROVIDERS_ALLOW_PRIVATE: '127.0.0.1/32' })
+  ctx = await createTestContext({ AUTHD_PUBLIC_URL: AUTHD, AUTHD_PROVIDERS_ALLOW_PRIVATE: '127.0.0.1/32', AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
   browser = new PageBrowser(ctx, {}, AUTHD)
   base = `/t/${ctx.tenantId}`
   upstream.mode = 'ok'
@@ -466,6 +468,24 @@ describe('after the upstream', () => {
     const prove = await continueWith(providerId, 'linus-up', { returnTo: authorize, via: new PageBrowser(ctx, {}, AUTHD) })
     expect(prove.html).toContain('already exists')
     expect(formAction(prove)).toContain('https://wiki.example.com')
+  })
+
+  it('signs a browser in for the applications behind the tenant\'s reverse proxy (forward auth), as a password would', async () => {
+    await setForwardAuthDomains(ctx.runtime, ctx.tenantId, ['example.test'])
+    await addAccessRule(ctx.runtime, ctx.tenantId, { domain: 'app.example.test', policy: 'one_factor' })
+    const { providerId } = await linkedUser()
+    const check = () =>
+      ctx.call('GET', `${base}/authz/forward-auth`, {
+        apiKey: null,
+        cookie: [...browser.cookies].map(([n, v]) => `${n}=${v}`).join('; '),
+        headers: { 'x-forwarded-method': 'GET', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'app.example.test', 'x-forwarded-uri': '/', accept: 'text/html' },
+      })
+    expect((await check()).status).toBe(302)
+    const done = await continueWith(providerId, 'ada-3', { returnTo: 'http://app.example.test/' })
+    expect(done.location).toBe('http://app.example.test/')
+    const admitted = await check()
+    expect(admitted.status).toBe(200)
+    expect(admitted.headers.get('remote-email')).toBe('ada@example.com')
   })
 
   it('returns to where the sign-in was going', async () => {
