@@ -78,11 +78,6 @@ export class Upstreams {
     return this.#configurations.get(providerId)?.authorizationEndpoint
   }
 
-  /** Forgets a provider's configuration (changed or deleted on this instance). */
-  forget(providerId: string) {
-    this.#configurations.delete(providerId)
-  }
-
   /** Where the browser goes to sign in at the upstream. */
   async authorizationUrl(provider: IdentityProvider, clientSecret: string, redirectUri: string, checks: UpstreamChecks): Promise<string> {
     const configuration = await this.configurationOf(provider, clientSecret)
