@@ -586,9 +586,15 @@ for (const [engine, define, open] of engines) {
 
     it('redeems an OpenID code once when 20 redemptions race from two connections; a reuse revokes its grant; consents widen and withdraw; a deleted client loses its grants', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', createdAt: now, updatedAt: now }
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, createdAt: now, updatedAt: now }
       await e.store.oidc.insertClient(client)
       expect(await e.store.oidc.getClient(client.id)).toEqual(client)
+      // A service client's fields (product spec §26) round-trip too.
+      const service: OidcClient = { ...client, id: Bun.randomUUIDv7(), redirectUris: [], service: true, scopes: ['read', 'write'], audiences: ['https://api.example/'], tokenLifetimeSec: 300 }
+      await e.store.oidc.insertClient(service)
+      expect(await e.store.oidc.getClient(service.id)).toEqual(service)
+      expect(await e.store.oidc.updateClient(service.id, { scopes: ['read'], audiences: [], tokenLifetimeSec: 60 })).toMatchObject({ service: true, scopes: ['read'], audiences: [], tokenLifetimeSec: 60 })
+      await e.store.oidc.deleteClient(service.id, now)
       expect((await e.store.oidc.updateClient(client.id, { redirectUris: ['https://wiki.example/a', 'https://wiki.example/b'], updatedAt: now + 1 }))?.redirectUris).toEqual(['https://wiki.example/a', 'https://wiki.example/b'])
       expect((await e.store.oidc.listClients(t.id)).map((c) => c.id)).toEqual([client.id])
       const code = (userEpoch = 0): OidcCode => ({ id: Bun.randomUUIDv7(), codeHash: Bun.randomUUIDv7(), tenantId: t.id, clientId: client.id, userId: u.id, sessionId: 's', redirectUri: 'https://wiki.example/a', codeChallenge: 'c', nonce: null, scope: 'openid', authAt: now, amr: 'pwd', userEpoch, createdAt: now, expiresAt: now + 60_000, spentAt: null, familyId: null })

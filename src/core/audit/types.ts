@@ -114,3 +114,4 @@ export type AuditType =
   | 'oidc.consent_given'
   | 'oidc.consent_withdrawn'
   | 'oidc.logout'
+  | 'oidc.service_token_issued'

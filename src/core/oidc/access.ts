@@ -13,7 +13,7 @@ import { userClaims } from './tokens'
 import type { OidcClient } from './types'
 
 /** Verifies a JWT this issuer signed, with the key of `algorithms` its header names, via jose. */
-async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string, issuer: string, options: { typ?: string; acceptExpired?: boolean; algorithms: SigningAlg[] }): Promise<JWTPayload> {
+export async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string, issuer: string, options: { typ?: string; acceptExpired?: boolean; algorithms: SigningAlg[] }): Promise<JWTPayload> {
   if (token.length > 8192) throw invalidToken()
   try {
     const header = decodeProtectedHeader(token)
@@ -33,7 +33,7 @@ async function verifyIssued(deps: Pick<Deps, 'keyRing' | 'clock'>, token: string
 }
 
 /** The live grant an access token was issued for, with its user; invalid_token for anything else. */
-async function grantOfAccessToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, token: string) {
+export async function grantOfAccessToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, token: string) {
   const claims = await verifyIssued(deps, token, issuer, { typ: 'at+jwt', algorithms: ['ES256'] })
   if (claims.aud !== issuer || typeof claims.sid !== 'string') throw invalidToken()
   const found = await deps.store.sessions.findSession(claims.sid)

@@ -65,6 +65,8 @@ export async function findClientAndRedirect(deps: Pick<Deps, 'store'>, tenant: T
   const client = clientId !== '' && clientId.length <= 100 ? await deps.store.oidc.getClient(clientId) : null
   // Another tenant's client is unknown at this tenant's issuer.
   if (!client || client.tenantId !== tenant.id) throw new OAuthError('invalid_client', 'unknown client_id')
+  // (shown, never redirected: a service client has no redirect URI, and signs nobody in)
+  if (client.service) throw new OAuthError('unauthorized_client', 'a service client may use the client_credentials grant only')
   const redirectUri = params.get('redirect_uri') ?? ''
   // Exactly as registered: no prefix, no normalisation, no default even for a single URI.
   if (!client.redirectUris.includes(redirectUri)) throw invalidRequest('redirect_uri is not one this client registered')

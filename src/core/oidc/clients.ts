@@ -9,6 +9,7 @@ import { randomToken, safeEqual, sha256 } from '../secrets'
 import { getTenant, validateName } from '../tenants/tenants'
 import { requireGroupNames } from '../groups/groups'
 import { invalidClient } from './errors'
+import { DEFAULT_TOKEN_LIFETIME_SEC, validateAudiences, validateScopes, validateTokenLifetime } from './service-fields'
 import { GROUPS_CLAIM_MODES, ID_TOKEN_ALGS, type GroupsClaim, type IdTokenAlg, type OidcClient } from './types'
 
 const SECRET_PREFIX = 'authd_cs_'
@@ -66,6 +67,10 @@ export function toClientView(client: OidcClient) {
     idTokenAlg: client.idTokenAlg,
     allowedGroups: client.allowedGroups,
     groupsClaim: client.groupsClaim,
+    service: client.service,
+    scopes: client.scopes,
+    audiences: client.audiences,
+    tokenLifetime: client.tokenLifetimeSec,
     createdAt: new Date(client.createdAt).toISOString(),
     updatedAt: new Date(client.updatedAt).toISOString(),
   }
@@ -83,6 +88,36 @@ export interface ClientInput {
   /** Names of the tenant's groups whose members alone get a code; null (or absent at creation): anyone. */
   allowedGroups?: unknown
   groupsClaim?: unknown
+  /** A service client (product spec §26): the client_credentials grant only, no redirect URIs. */
+  service?: unknown
+  /** A service client's scopes. */
+  scopes?: unknown
+  /** Audiences its tokens may name (a service client) and whose tokens it may introspect (any confidential client). */
+  audiences?: unknown
+  /** A service client's access-token lifetime: seconds or a duration ("15m"). */
+  tokenLifetime?: unknown
+}
+
+/**
+ * The fields that differ between a service client and one that signs users in: a service client
+ * has no redirect URIs (so it can never start an authorization code flow) and no users (so no
+ * allowed groups); scopes and a token lifetime are a service client's alone; a public client
+ * can authenticate to nothing, so it holds no audiences.
+ */
+function serviceFields(service: boolean, isPublic: boolean, input: ClientInput, creating: boolean) {
+  const given = (name: keyof ClientInput) => input[name] !== undefined && !(Array.isArray(input[name]) && (input[name] as unknown[]).length === 0 && creating)
+  if (service) {
+    if (isPublic) throw badRequest('a service client is confidential: it cannot be public')
+    for (const name of ['redirectUris', 'postLogoutRedirectUris', 'allowedGroups'] as const) if (given(name)) throw badRequest(`${name} is not for a service client, which uses the client_credentials grant only`)
+  } else {
+    for (const name of ['scopes', 'tokenLifetime'] as const) if (input[name] !== undefined) throw badRequest(`${name} is for a service client only`)
+    if (isPublic && input.audiences !== undefined) throw badRequest('audiences are not for a public client, which cannot authenticate to introspect')
+  }
+  return {
+    ...(input.scopes !== undefined && { scopes: validateScopes(input.scopes) }),
+    ...(input.audiences !== undefined && { audiences: validateAudiences(input.audiences) }),
+    ...(input.tokenLifetime !== undefined && { tokenLifetimeSec: validateTokenLifetime(input.tokenLifetime) }),
+  }
 }
 
 /** At most this many groups admit to one client. */
@@ -123,9 +158,11 @@ function validateIdTokenAlg(raw: unknown): IdTokenAlg {
 /** `authd clients create` and POST /api/v1/admin/clients: the secret (for a confidential client) is in the answer only. */
 export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, input: ClientInput, actor: Actor = CLI_ACTOR): Promise<{ client: OidcClient; clientSecret: string | null }> {
   const name = validateName('name', input.name)
-  const redirectUris = validateUris('redirectUris', input.redirectUris, true)
-  const postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris ?? [], false)
   const isPublic = flag('public', input.public)
+  const service = flag('service', input.service)
+  const fields = serviceFields(service, isPublic, input, true)
+  const redirectUris = service ? [] : validateUris('redirectUris', input.redirectUris, true)
+  const postLogoutRedirectUris = service ? [] : validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris ?? [], false)
   const firstParty = flag('firstParty', input.firstParty)
   const idTokenAlg = validateIdTokenAlg(input.idTokenAlg ?? ID_TOKEN_ALGS[0])
   const groupsClaim = validateGroupsClaim(input.groupsClaim ?? GROUPS_CLAIM_MODES[0])
@@ -145,11 +182,15 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
     idTokenAlg,
     allowedGroups,
     groupsClaim,
+    service,
+    scopes: fields.scopes ?? [],
+    audiences: fields.audiences ?? [],
+    tokenLifetimeSec: fields.tokenLifetimeSec ?? DEFAULT_TOKEN_LIFETIME_SEC,
     createdAt: now,
     updatedAt: now,
   }
   await deps.store.oidc.insertClient(client)
-  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim } })
+  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim, ...(service && { service, scopes: client.scopes, audiences: client.audiences }) } })
   return { client, clientSecret: secret?.secret ?? null }
 }
 
@@ -166,15 +207,15 @@ export async function listClients(deps: Pick<Deps, 'store'>, tenantId: string): 
 }
 
 /** `authd clients update` and PATCH /api/v1/admin/clients/{clientId}: what is given replaces what was. */
-export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, input: Omit<ClientInput, 'public'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
-  const changes: Partial<OidcClient> = {}
+export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, input: Omit<ClientInput, 'public' | 'service'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
+  const client = await getClient(deps, clientId, actor)
+  const changes: Partial<OidcClient> = serviceFields(client.service, client.secretHash === null, input, false)
   if (input.name !== undefined) changes.name = validateName('name', input.name)
   if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, true)
   if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)
   if (input.firstParty !== undefined) changes.firstParty = flag('firstParty', input.firstParty)
   if (input.idTokenAlg !== undefined) changes.idTokenAlg = validateIdTokenAlg(input.idTokenAlg)
   if (input.groupsClaim !== undefined) changes.groupsClaim = validateGroupsClaim(input.groupsClaim)
-  const client = await getClient(deps, clientId, actor)
   if (input.allowedGroups !== undefined) changes.allowedGroups = await validateAllowedGroups(deps, client.tenantId, input.allowedGroups)
   if (Object.keys(changes).length === 0) return client
   const updated = await deps.store.oidc.updateClient(client.id, { ...changes, updatedAt: deps.clock.now() })

@@ -10,7 +10,7 @@ export interface OidcStore {
   /** A tenant's clients, oldest first. */
   listClients(tenantId: string): Promise<OidcClient[]>
   /** The client after the change; null if there is none. */
-  updateClient(id: string, changes: Partial<Pick<OidcClient, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'firstParty' | 'idTokenAlg' | 'allowedGroups' | 'groupsClaim' | 'secretHash' | 'secretPrefix' | 'updatedAt'>>): Promise<OidcClient | null>
+  updateClient(id: string, changes: Partial<Pick<OidcClient, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'firstParty' | 'idTokenAlg' | 'allowedGroups' | 'groupsClaim' | 'scopes' | 'audiences' | 'tokenLifetimeSec' | 'secretHash' | 'secretPrefix' | 'updatedAt'>>): Promise<OidcClient | null>
   /** Removes the client with its codes and consents and revokes its grants, in one transaction; false if there was none. */
   deleteClient(id: string, now: number): Promise<boolean>
   insertCode(code: OidcCode): Promise<void>

@@ -223,7 +223,7 @@ export function userClaims(user: User, scopes: string[], groups: string[] | null
 
 const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
-function signAccessJwt(key: ActiveSigningKey, claims: Record<string, unknown>): string {
+export function signAccessJwt(key: ActiveSigningKey, claims: Record<string, unknown>): string {
   const input = `${b64url({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })}.${b64url(claims)}`
   return `${input}.${sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`
 }

@@ -28,6 +28,14 @@ export interface OidcClient {
   allowedGroups: string[] | null
   /** `scope`: the groups claim only for the `groups` scope; `always`: in every ID token and userinfo. */
   groupsClaim: GroupsClaim
+  /** A service client (product spec §26): confidential, no redirect URIs, the client_credentials grant only. */
+  service: boolean
+  /** The scopes a service client's tokens may carry (the default when it asks for none: all of them). */
+  scopes: string[]
+  /** The audiences (RFC 8707 resources) a service client's tokens may name, and whose tokens the client may introspect. */
+  audiences: string[]
+  /** How long a service client's access tokens live, in seconds (default 900). */
+  tokenLifetimeSec: number
   createdAt: number
   updatedAt: number
 }

@@ -18,14 +18,18 @@ export const toClient = (row: ClientRow): OidcClient => ({
   redirectUris: JSON.parse(row.redirectUris),
   postLogoutRedirectUris: JSON.parse(row.postLogoutRedirectUris),
   allowedGroups: row.allowedGroups === null ? null : JSON.parse(row.allowedGroups),
+  scopes: JSON.parse(row.scopes),
+  audiences: JSON.parse(row.audiences),
 })
 export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => {
-  const { redirectUris, postLogoutRedirectUris, allowedGroups, ...rest } = client
+  const { redirectUris, postLogoutRedirectUris, allowedGroups, scopes, audiences, ...rest } = client
   return {
     ...rest,
     ...(redirectUris && { redirectUris: JSON.stringify(redirectUris) }),
     ...(postLogoutRedirectUris && { postLogoutRedirectUris: JSON.stringify(postLogoutRedirectUris) }),
     ...(allowedGroups !== undefined && { allowedGroups: allowedGroups === null ? null : JSON.stringify(allowedGroups) }),
+    ...(scopes && { scopes: JSON.stringify(scopes) }),
+    ...(audiences && { audiences: JSON.stringify(audiences) }),
   }
 }
 

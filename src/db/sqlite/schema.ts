@@ -538,6 +538,14 @@ export const oidcClients = sqliteTable(
     allowedGroups: text('allowed_groups'),
     /** `scope`: the groups claim for the `groups` scope only; `always`: in every ID token. */
     groupsClaim: text('groups_claim').notNull().default('scope'),
+    /** A service client (product spec §26): client_credentials only, no redirect URIs, no users. */
+    service: integer('service', { mode: 'boolean' }).notNull().default(false),
+    /** The scopes a service client may ask for (a JSON array). */
+    scopes: text('scopes').notNull().default('[]'),
+    /** The audiences (RFC 8707 resources) its tokens may name and whose tokens it may introspect (a JSON array). */
+    audiences: text('audiences').notNull().default('[]'),
+    /** How long a service client's access tokens live, in seconds. */
+    tokenLifetimeSec: integer('token_lifetime_sec').notNull().default(900),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

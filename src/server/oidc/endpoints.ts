@@ -9,13 +9,15 @@ import { invalidRequest, OAuthError } from '../../core/oidc/errors'
 import { presentedBearer, revokeToken, userInfo } from '../../core/oidc/access'
 import { notFound } from '../../core/errors'
 import { exchangeCode, refreshGrant } from '../../core/oidc/tokens'
+import { clientCredentialsGrant } from '../../core/oidc/client-credentials'
+import { introspect } from '../../core/oidc/introspection'
 import { tenantOfIssuer } from '../../core/oidc/issuer'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
 import { formValue } from '../pages/forms'
 import { PAGE_PREFIX } from '../pages/page'
 import type { Actor } from '../../core/audit/audit'
-import { discoveryDocument, issuerOf, presentedClient, refuseRepeated } from './protocol'
+import { discoveryDocument, issuerOf, presentedClient, refuseRepeated, tenantIssuers } from './protocol'
 
 interface EndpointRequest {
   request: Request
@@ -68,12 +70,23 @@ export const oidcEndpoints = (deps: Deps) =>
       refuseRepeated(body)
       const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
       const grantType = formValue(body, 'grant_type')
+      if (grantType === 'client_credentials') return clientCredentialsGrant(deps, tenant, issuer, client, { scope: optionalField(body, 'scope'), resource: optionalField(body, 'resource') }, actor)
+      // (a service client has no users: it signs nobody in and holds no grant)
+      if (client.service && (grantType === 'authorization_code' || grantType === 'refresh_token')) throw new OAuthError('unauthorized_client', 'a service client may use the client_credentials grant only')
       if (grantType === 'authorization_code') {
         return exchangeCode(deps, tenant, issuer, client, { code: optionalField(body, 'code'), redirectUri: optionalField(body, 'redirect_uri'), codeVerifier: optionalField(body, 'code_verifier') }, actor)
       }
       if (grantType === 'refresh_token') return refreshGrant(deps, issuer, client, { refreshToken: optionalField(body, 'refresh_token'), scope: optionalField(body, 'scope') }, actor)
       if (grantType === '') throw invalidRequest('grant_type is required')
-      throw new OAuthError('unsupported_grant_type', 'only authorization_code and refresh_token are supported')
+      throw new OAuthError('unsupported_grant_type', 'only authorization_code, refresh_token and client_credentials are supported')
+    })
+    .post('/introspect', async ({ request, params, body, set }: EndpointRequest) => {
+      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      noStore(set)
+      refuseRepeated(body)
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
+      // (token_type_hint is only a hint, RFC 7662 §2.1: every kind is looked for anyway)
+      return introspect(deps, tenant, tenantIssuers(deps.config, tenant), issuer, client, optionalField(body, 'token'))
     })
     .get('/userinfo', async (ctx: EndpointRequest) => userInfoAnswer(deps, ctx))
     .post('/userinfo', async (ctx: EndpointRequest) => userInfoAnswer(deps, ctx))

@@ -2,6 +2,7 @@
 // document, client authentication as a request carries it, and errors in the protocol's own
 // JSON form. The rules are in core/oidc; this file only reads and writes HTTP.
 import type { Config } from '../../config'
+import type { Tenant } from '../../core/types'
 import { AppError } from '../../core/errors'
 import { BearerRequired, OAuthError, invalidClient, invalidRequest } from '../../core/oidc/errors'
 import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
@@ -13,6 +14,9 @@ import { REPEATED_FIELDS } from '../plugins/body-limit'
 /** `{AUTHD_PUBLIC_URL}/t/{tenant}`, with the tenant as the URL names it (its slug or its id). */
 export const issuerOf = (config: Pick<Config, 'publicUrl'>, tenantRef: string) => `${config.publicUrl.replace(/\/$/, '')}/t/${encodeURIComponent(tenantRef)}`
 
+/** Every issuer of the tenant: one per spelling (its id, and its slug if it has one). */
+export const tenantIssuers = (config: Pick<Config, 'publicUrl'>, tenant: Pick<Tenant, 'id' | 'slug'>) => [issuerOf(config, tenant.id), ...(tenant.slug ? [issuerOf(config, tenant.slug)] : [])]
+
 /** OpenID Connect Discovery 1.0 §3: what this provider does, and nothing it does not. */
 export function discoveryDocument(issuer: string) {
   return {
@@ -22,16 +26,19 @@ export function discoveryDocument(issuer: string) {
     userinfo_endpoint: `${issuer}/userinfo`,
     jwks_uri: `${issuer}/jwks`,
     revocation_endpoint: `${issuer}/revoke`,
+    introspection_endpoint: `${issuer}/introspect`,
     end_session_endpoint: `${issuer}/end_session`,
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     subject_types_supported: ['public'],
     // (RS256 first: Discovery §3 requires it, and a client that names none gets it)
     id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    // (a public client cannot introspect: it proves nobody)
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: [...PROMPT_VALUES],
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'at_hash', 'sid', 'name', 'given_name', 'family_name', 'email', 'email_verified', 'groups'],
@@ -77,7 +84,7 @@ export function presentedClient(request: Request, body: unknown): PresentedClien
 }
 
 /** The endpoints that answer JSON (a client's back end or library reads them, never a person). */
-const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|jwks|\.well-known\/openid-configuration)$/
+const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|introspect|jwks|\.well-known\/openid-configuration)$/
 
 /**
  * An error on one of those endpoints as RFC 6749 §5.2 writes it ({error, error_description}),
