@@ -6,7 +6,9 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oidc from 'openid-client'
 import { createClient } from '../../src/core/oidc/clients'
 import { createTenant } from '../../src/core/tenants/tenants'
-import { loginFor } from '../helpers'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { cliRunner, SOURCE_CLI } from '../cli-runner'
+import { databaseEnv, loginFor } from '../helpers'
 import { authorizationRequest, CALLBACK, relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
 
 const API = 'https://api.example/'
@@ -166,5 +168,39 @@ describe('token introspection (RFC 7662)', () => {
     expect(await refusal(introspect(config, token))).toEqual({ error: 'invalid_client', status: 401 })
     const bare = await fetch(`${world.issuer}/introspect`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}` })
     expect({ status: bare.status, body: await bare.json() }).toEqual({ status: 401, body: { error: 'invalid_client', error_description: 'client authentication failed' } })
+  })
+})
+
+describe('service clients through the CLI and the admin API', () => {
+  it('authd clients create --service --scopes --audience --token-lifetime; update replaces them; the client gets tokens', async () => {
+    const authd = cliRunner(SOURCE_CLI, world.ctx.dir, { ...databaseEnv(world.ctx), AUTHD_PUBLIC_URL: world.ctx.runtime.config.publicUrl })
+    const created = await authd(['--json', 'clients', 'create', '--tenant', world.ctx.tenantId, '--name', 'Billing', '--service', '--scopes', 'invoices:read,invoices:write', '--audience', API, '--audience', REPORTS, '--token-lifetime', '5m'])
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(created.json.client).toMatchObject({ type: 'confidential', service: true, redirectUris: [], scopes: ['invoices:read', 'invoices:write'], audiences: [API, REPORTS], tokenLifetime: 300 })
+    expect(created.json.clientSecret).toStartWith('authd_cs_')
+    const config = await oidc.discovery(new URL(world.issuer), created.json.client.clientId, undefined, oidc.ClientSecretBasic(created.json.clientSecret), { execute: [oidc.allowInsecureRequests] })
+    expect((await oidc.clientCredentialsGrant(config, { resource: REPORTS })).expires_in).toBe(300)
+    const updated = await authd(['--json', 'clients', 'update', created.json.client.clientId, '--scopes', 'invoices:read', '--no-audiences', '--token-lifetime', '1h'])
+    expect(updated.json).toMatchObject({ scopes: ['invoices:read'], audiences: [], tokenLifetime: 3600 })
+    expect(await refusal(oidc.clientCredentialsGrant(config, { resource: REPORTS }))).toEqual({ error: 'invalid_target', status: 400 })
+    const human = await authd(['clients', 'create', '--tenant', world.ctx.tenantId, '--name', 'Cron', '--service'])
+    expect(human.stdout).toContain('service client Cron')
+    const both = await authd(['clients', 'create', '--tenant', world.ctx.tenantId, '--name', 'X', '--service', '--redirect-uri', CALLBACK])
+    expect(both.code).toBe(2)
+  })
+
+  it('POST and PATCH /api/v1/admin/clients take service, scopes, audiences and tokenLifetime', async () => {
+    const key = (await createApiKey(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops', scope: 'admin' })).key
+    const admin = (method: string, path: string, body?: unknown) => world.ctx.call(method, `/api/v1/admin${path}`, { apiKey: key, body })
+    const created = await admin('POST', '/clients', { name: 'Billing', service: true, scopes: ['invoices:read'], audiences: [API], tokenLifetime: '10m' })
+    expect(created.status).toBe(201)
+    expect(created.json.data.client).toMatchObject({ service: true, redirectUris: [], scopes: ['invoices:read'], audiences: [API], tokenLifetime: 600 })
+    const id = created.json.data.client.clientId
+    expect((await admin('PATCH', `/clients/${id}`, { tokenLifetime: 120, audiences: [REPORTS] })).json.data).toMatchObject({ tokenLifetime: 120, audiences: [REPORTS] })
+    const refused = await admin('PATCH', `/clients/${id}`, { redirectUris: [CALLBACK] })
+    expect({ status: refused.status, message: refused.json.message }).toEqual({ status: 400, message: expect.stringContaining('not for a service client') })
+    const rp = await admin('POST', '/clients', { name: 'Wiki', redirectUris: [CALLBACK], audiences: [API] })
+    expect(rp.json.data.client).toMatchObject({ service: false, scopes: [], audiences: [API], tokenLifetime: 900 })
+    expect((await admin('POST', '/clients', { name: 'Wiki', redirectUris: [CALLBACK], tokenLifetime: 60 })).status).toBe(400)
   })
 })

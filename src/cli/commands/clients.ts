@@ -12,11 +12,20 @@ import type { Env } from '../env'
 const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 const summary = (c: ClientView) =>
-  `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}` +
+  c.service
+    ? `service client ${c.name} (${c.clientId}), scopes ${c.scopes.join(' ') || '(none)'}, audiences ${c.audiences.join(', ') || "(the tenant's)"}, tokens for ${c.tokenLifetime} s`
+    : `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}` +
   `${c.allowedGroups ? `, only for members of ${c.allowedGroups.join(', ')}` : ''}${c.groupsClaim === 'always' ? ', groups claim always' : ''}`
 
 const ALLOWED_GROUPS_HELP = 'only members of at least one of these groups (names, comma-separated) get a code; "" admits anyone again'
 const GROUPS_CLAIM_HELP = 'scope: the groups claim for the scope "groups" only (the default); always: in every ID token and userinfo'
+
+const SCOPES_HELP = 'a service client: the scopes it may ask for, comma-separated ("" for none)'
+const AUDIENCE_HELP = "an audience (RFC 8707 resource) its tokens may name besides the tenant's, and whose tokens it may introspect (repeat for several)"
+const TOKEN_LIFETIME_HELP = "a service client: its access tokens' lifetime, such as 15m (the default), 900 or 1h"
+
+/** --scopes a,b: the scopes; "" none. */
+const scopesOption = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter((s) => s !== ''))
 
 /** --allowed-groups a,b: the names; "" clears (anyone may use the client). */
 const allowedGroupsOption = (value: string | undefined): string[] | null | undefined =>
@@ -38,6 +47,9 @@ function idTokenAlgOption(value: string | undefined): IdTokenAlg | undefined {
   return alg
 }
 
+type CreateOptions = { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string; service?: boolean; scopes?: string; audience?: string[]; tokenLifetime?: string }
+type UpdateOptions = { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string; scopes?: string; audience?: string[]; audiences?: boolean; tokenLifetime?: string }
+
 export function registerClients(program: Command, env: Env) {
   const clients = program.command('clients').description('OpenID Connect clients: applications that sign their users in with authd')
 
@@ -53,7 +65,11 @@ export function registerClients(program: Command, env: Env) {
     .option('--id-token-alg <alg>', ID_TOKEN_ALG_HELP)
     .option('--allowed-groups <names>', ALLOWED_GROUPS_HELP)
     .option('--groups-claim <mode>', GROUPS_CLAIM_HELP)
-    .action(async (opts: { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string }, cmd: Command) => {
+    .option('--service', 'a service client (a machine, no users): the client_credentials grant only, no redirect URIs')
+    .option('--scopes <scopes>', SCOPES_HELP)
+    .option('--audience <uri>', AUDIENCE_HELP, collect)
+    .option('--token-lifetime <duration>', TOKEN_LIFETIME_HELP)
+    .action(async (opts: CreateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
       const groupsClaim = groupsClaimOption(opts.groupsClaim)
@@ -62,9 +78,11 @@ export function registerClients(program: Command, env: Env) {
       if (allowedGroups === null) throw new UsageError('--allowed-groups must name at least one group (leave it out for a client anyone may use)')
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const name = await required(ctx.out, opts.name, '--name', 'Client name')
-      if (!opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri')
+      if (opts.service && opts.redirectUri?.length) throw new UsageError('a --service client has no --redirect-uri: it uses the client_credentials grant only')
+      if (!opts.service && !opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri (or --service for a machine client)')
       const created = await ctx.withRuntime(async (rt) => {
-        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [], public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg, allowedGroups, groupsClaim })
+        const service = opts.service === true ? { service: true, scopes: scopesOption(opts.scopes), tokenLifetime: opts.tokenLifetime } : { scopes: scopesOption(opts.scopes), tokenLifetime: opts.tokenLifetime }
+        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg, allowedGroups, groupsClaim, audiences: opts.audience, ...service })
         const tenant = (await rt.store.tenants.get(tenantId))!
         return { client: toClientView(client), clientSecret, issuer: tenantPagesUrl(rt.config, tenant) }
       })
@@ -85,7 +103,7 @@ export function registerClients(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const rows = (await ctx.withRuntime((rt) => listClients(rt, tenantId))).map(toClientView)
-      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, allowedGroups: r.allowedGroups?.join(',') ?? '', redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'firstParty', 'idTokenAlg', 'allowedGroups', 'redirectUris', 'createdAt']))
+      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, allowedGroups: r.allowedGroups?.join(',') ?? '', redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'service', 'firstParty', 'idTokenAlg', 'allowedGroups', 'redirectUris', 'createdAt']))
     })
 
   clients
@@ -99,15 +117,24 @@ export function registerClients(program: Command, env: Env) {
     .option('--id-token-alg <alg>', ID_TOKEN_ALG_HELP)
     .option('--allowed-groups <names>', ALLOWED_GROUPS_HELP)
     .option('--groups-claim <mode>', GROUPS_CLAIM_HELP)
-    .action(async (clientId: string, opts: { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string }, cmd: Command) => {
+    .option('--scopes <scopes>', SCOPES_HELP)
+    .option('--audience <uri>', `${AUDIENCE_HELP}; the list given replaces the old one`, collect)
+    .option('--no-audiences', 'no audiences besides the tenant’s from now on')
+    .option('--token-lifetime <duration>', TOKEN_LIFETIME_HELP)
+    .action(async (clientId: string, opts: UpdateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       if (opts.firstParty && opts.thirdParty) throw new UsageError('give --first-party or --third-party, not both')
-      if (Object.values(opts).every((v) => v === undefined)) throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party, --third-party, --id-token-alg, --allowed-groups or --groups-claim')
+      if (opts.audience && opts.audiences === false) throw new UsageError('give --audience or --no-audiences, not both')
+      // (--no-audiences sets audiences to false; commander leaves it true, its default, otherwise)
+      const audiences = opts.audiences === false ? [] : opts.audience
+      if (Object.entries(opts).every(([k, v]) => v === undefined || k === 'audiences') && audiences === undefined) {
+        throw new UsageError('nothing to change: give --name, --redirect-uri, --post-logout-redirect-uri, --first-party, --third-party, --id-token-alg, --allowed-groups, --groups-claim, --scopes, --audience, --no-audiences or --token-lifetime')
+      }
       const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
       const groupsClaim = groupsClaimOption(opts.groupsClaim)
       const allowedGroups = allowedGroupsOption(opts.allowedGroups)
       const firstParty = opts.firstParty ? true : opts.thirdParty ? false : undefined
-      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty, idTokenAlg, allowedGroups, groupsClaim })))
+      const updated = toClientView(await ctx.withRuntime((rt) => updateClient(rt, clientId, { name: opts.name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, firstParty, idTokenAlg, allowedGroups, groupsClaim, scopes: scopesOption(opts.scopes), audiences, tokenLifetime: opts.tokenLifetime })))
       ctx.out.result(updated, () => `updated ${summary(updated)}`)
     })
 

@@ -23,6 +23,10 @@ const ClientView = t.Object({
   idTokenAlg: t.Union([t.Literal('RS256'), t.Literal('ES256')], { description: 'How its ID tokens are signed (id_token_signed_response_alg)' }),
   allowedGroups: t.Union([t.Array(t.String()), t.Null()], { description: 'Names of the groups whose members alone get a code (sorted); null: anyone' }),
   groupsClaim: t.Union([t.Literal('scope'), t.Literal('always')], { description: 'scope: the groups claim only when the client asks for the scope groups; always: in every ID token and userinfo' }),
+  service: t.Boolean({ description: 'A service client: the client_credentials grant only, no redirect URIs, no users' }),
+  scopes: t.Array(t.String(), { description: "The scopes a service client's tokens may carry (all of them when it asks for none)" }),
+  audiences: t.Array(t.String(), { description: "The audiences (RFC 8707 resources) a service client's tokens may name, and whose tokens the client may introspect" }),
+  tokenLifetime: t.Integer({ description: "How long a service client's access tokens live, in seconds" }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 })
@@ -49,6 +53,11 @@ const allowedGroups = t.Optional(
   }),
 )
 const groupsClaim = t.Optional(t.String({ description: 'scope (the default): the groups claim in ID tokens and userinfo only for the scope groups; always: for every request', examples: ['scope', 'always'] }))
+const scopes = t.Optional(t.Array(t.String(), { description: 'A service client only: the scopes it may ask for (RFC 6749 scope tokens; not openid, offline_access, profile, email or groups); at most 50', examples: [['invoices:read', 'invoices:write']] }))
+const audiences = t.Optional(
+  t.Array(t.String(), { description: "Absolute URIs (at most 20): the resources (RFC 8707) a service client's tokens may name besides the tenant's audience, and whose tokens this client may introspect. Not for a public client.", examples: [['https://api.example.com/']] }),
+)
+const tokenLifetime = t.Optional(t.Union([t.Integer(), t.String()], { description: "A service client only: its access tokens' lifetime, seconds or a duration such as 15m or 1h (1 minute to 24 hours; default 15m)", examples: [900, '15m'] }))
 const idTokenAlg = t.Optional(t.String({ description: 'How its ID tokens are signed (id_token_signed_response_alg): RS256 (the default, which every relying party accepts) or ES256, in any case (stored upper case)', examples: ['RS256', 'ES256'] }))
 
 export const adminClientRoutes = (deps: Deps) =>
@@ -66,13 +75,17 @@ export const adminClientRoutes = (deps: Deps) =>
         parse: 'json',
         ...strictBody({
           name: t.String(),
-          redirectUris: t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20' }),
+          redirectUris: t.Optional(t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20 (none for a service client)' })),
           postLogoutRedirectUris: uris('Where end_session may send the browser back to'),
           public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE (S256) required' })),
           firstParty: t.Optional(t.Boolean({ description: 'The operator’s own application: no consent page' })),
           idTokenAlg,
           allowedGroups,
           groupsClaim,
+          service: t.Optional(t.Boolean({ description: 'A service client (a machine, no users): confidential, the client_credentials grant only, no redirect URIs' })),
+          scopes,
+          audiences,
+          tokenLifetime,
         }),
         detail: {
           summary: 'Register an OpenID Connect client',
@@ -95,10 +108,10 @@ export const adminClientRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: clientParams,
-      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg, allowedGroups, groupsClaim }),
+      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg, allowedGroups, groupsClaim, scopes, audiences, tokenLifetime }),
       detail: {
         summary: 'Change an OpenID Connect client',
-        description: 'What is given replaces what was; a client stays public or confidential.',
+        description: 'What is given replaces what was; a client stays public or confidential, and a service client stays one.',
         security: ADMIN_KEY,
         responses: responses({ status: 200, description: 'The client after the change', data: ClientView }, [400, 401, 403, 404, 413, 503]),
       },
