@@ -586,7 +586,7 @@ for (const [engine, define, open] of engines) {
 
     it('redeems an OpenID code once when 20 redemptions race from two connections; a reuse revokes its grant; consents widen and withdraw; a deleted client loses its grants', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, createdAt: now, updatedAt: now }
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, device: false, createdAt: now, updatedAt: now }
       await e.store.oidc.insertClient(client)
       expect(await e.store.oidc.getClient(client.id)).toEqual(client)
       // A service client's fields (product spec §26) round-trip too.

@@ -14,8 +14,8 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 const summary = (c: ClientView) =>
   c.service
     ? `service client ${c.name} (${c.clientId}), scopes ${c.scopes.join(' ') || '(none)'}, audiences ${c.audiences.join(', ') || "(the tenant's)"}, tokens for ${c.tokenLifetime} s`
-    : `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ')}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}` +
-  `${c.allowedGroups ? `, only for members of ${c.allowedGroups.join(', ')}` : ''}${c.groupsClaim === 'always' ? ', groups claim always' : ''}`
+    : `${c.type} client ${c.name} (${c.clientId}), redirect URIs ${c.redirectUris.join(', ') || '(none)'}${c.firstParty ? ', first-party' : ''}, ID tokens ${c.idTokenAlg}` +
+  `${c.allowedGroups ? `, only for members of ${c.allowedGroups.join(', ')}` : ''}${c.groupsClaim === 'always' ? ', groups claim always' : ''}${c.device ? ', device grant' : ''}`
 
 const ALLOWED_GROUPS_HELP = 'only members of at least one of these groups (names, comma-separated) get a code; "" admits anyone again'
 const GROUPS_CLAIM_HELP = 'scope: the groups claim for the scope "groups" only (the default); always: in every ID token and userinfo'
@@ -47,7 +47,7 @@ function idTokenAlgOption(value: string | undefined): IdTokenAlg | undefined {
   return alg
 }
 
-type CreateOptions = { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string; service?: boolean; scopes?: string; audience?: string[]; tokenLifetime?: string }
+type CreateOptions = { tenant?: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; public?: boolean; firstParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string; service?: boolean; scopes?: string; audience?: string[]; tokenLifetime?: string; device?: boolean }
 type UpdateOptions = { name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; firstParty?: boolean; thirdParty?: boolean; idTokenAlg?: string; allowedGroups?: string; groupsClaim?: string; scopes?: string; audience?: string[]; audiences?: boolean; tokenLifetime?: string }
 
 export function registerClients(program: Command, env: Env) {
@@ -69,6 +69,7 @@ export function registerClients(program: Command, env: Env) {
     .option('--scopes <scopes>', SCOPES_HELP)
     .option('--audience <uri>', AUDIENCE_HELP, collect)
     .option('--token-lifetime <duration>', TOKEN_LIFETIME_HELP)
+    .option('--device', 'may use the device authorization grant (RFC 8628: a CLI tool or TV signs a person in at /t/{tenant}/device); --redirect-uri then optional')
     .action(async (opts: CreateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       const idTokenAlg = idTokenAlgOption(opts.idTokenAlg)
@@ -79,10 +80,11 @@ export function registerClients(program: Command, env: Env) {
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const name = await required(ctx.out, opts.name, '--name', 'Client name')
       if (opts.service && opts.redirectUri?.length) throw new UsageError('a --service client has no --redirect-uri: it uses the client_credentials grant only')
-      if (!opts.service && !opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri (or --service for a machine client)')
+      if (opts.service && opts.device) throw new UsageError('a --service client cannot be a --device client: the device grant signs a person in')
+      if (!opts.service && !opts.device && !opts.redirectUri?.length) throw new UsageError('give at least one --redirect-uri (or --service for a machine client, --device for a device client)')
       const created = await ctx.withRuntime(async (rt) => {
         const service = opts.service === true ? { service: true, scopes: scopesOption(opts.scopes), tokenLifetime: opts.tokenLifetime } : { scopes: scopesOption(opts.scopes), tokenLifetime: opts.tokenLifetime }
-        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg, allowedGroups, groupsClaim, audiences: opts.audience, ...service })
+        const { client, clientSecret } = await createClient(rt, tenantId, { name, redirectUris: opts.redirectUri, postLogoutRedirectUris: opts.postLogoutRedirectUri, public: opts.public === true, firstParty: opts.firstParty === true, idTokenAlg, allowedGroups, groupsClaim, audiences: opts.audience, device: opts.device === true, ...service })
         const tenant = (await rt.store.tenants.get(tenantId))!
         return { client: toClientView(client), clientSecret, issuer: tenantPagesUrl(rt.config, tenant) }
       })
@@ -103,7 +105,7 @@ export function registerClients(program: Command, env: Env) {
       const ctx = contextFrom(cmd, env)
       const tenantId = await required(ctx.out, opts.tenant, '--tenant', 'Tenant ID')
       const rows = (await ctx.withRuntime((rt) => listClients(rt, tenantId))).map(toClientView)
-      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, allowedGroups: r.allowedGroups?.join(',') ?? '', redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'service', 'firstParty', 'idTokenAlg', 'allowedGroups', 'redirectUris', 'createdAt']))
+      ctx.out.result(rows, () => table(rows.map((r) => ({ ...r, allowedGroups: r.allowedGroups?.join(',') ?? '', redirectUris: r.redirectUris.join(' ') })), ['clientId', 'name', 'type', 'service', 'device', 'firstParty', 'idTokenAlg', 'allowedGroups', 'redirectUris', 'createdAt']))
     })
 
   clients

@@ -71,6 +71,7 @@ export function toClientView(client: OidcClient) {
     scopes: client.scopes,
     audiences: client.audiences,
     tokenLifetime: client.tokenLifetimeSec,
+    device: client.device,
     createdAt: new Date(client.createdAt).toISOString(),
     updatedAt: new Date(client.updatedAt).toISOString(),
   }
@@ -96,6 +97,8 @@ export interface ClientInput {
   audiences?: unknown
   /** A service client's access-token lifetime: seconds or a duration ("15m"). */
   tokenLifetime?: unknown
+  /** May use the device authorization grant (RFC 8628): redirect URIs then optional (a CLI tool has none). */
+  device?: unknown
 }
 
 /**
@@ -161,7 +164,11 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
   const isPublic = flag('public', input.public)
   const service = flag('service', input.service)
   const fields = serviceFields(service, isPublic, input, true)
-  const redirectUris = service ? [] : validateUris('redirectUris', input.redirectUris, true)
+  const device = flag('device', input.device)
+  // (a service client has no users, so nobody to approve a device)
+  if (device && service) throw badRequest('a service client cannot use the device grant, which signs a person in')
+  // A device client may have none: a CLI tool signs in through the device page only.
+  const redirectUris = service ? [] : device && input.redirectUris === undefined ? [] : validateUris('redirectUris', input.redirectUris, !device)
   const postLogoutRedirectUris = service ? [] : validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris ?? [], false)
   const firstParty = flag('firstParty', input.firstParty)
   const idTokenAlg = validateIdTokenAlg(input.idTokenAlg ?? ID_TOKEN_ALGS[0])
@@ -186,11 +193,12 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId
     scopes: fields.scopes ?? [],
     audiences: fields.audiences ?? [],
     tokenLifetimeSec: fields.tokenLifetimeSec ?? DEFAULT_TOKEN_LIFETIME_SEC,
+    device,
     createdAt: now,
     updatedAt: now,
   }
   await deps.store.oidc.insertClient(client)
-  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim, ...(service && { service, scopes: client.scopes, audiences: client.audiences }) } })
+  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim, ...(service && { service, scopes: client.scopes, audiences: client.audiences }), ...(device && { device }) } })
   return { client, clientSecret: secret?.secret ?? null }
 }
 
@@ -207,11 +215,11 @@ export async function listClients(deps: Pick<Deps, 'store'>, tenantId: string): 
 }
 
 /** `authd clients update` and PATCH /api/v1/admin/clients/{clientId}: what is given replaces what was. */
-export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, input: Omit<ClientInput, 'public' | 'service'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
+export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, input: Omit<ClientInput, 'public' | 'service' | 'device'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
   const client = await getClient(deps, clientId, actor)
   const changes: Partial<OidcClient> = serviceFields(client.service, client.secretHash === null, input, false)
   if (input.name !== undefined) changes.name = validateName('name', input.name)
-  if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, true)
+  if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, !client.device)
   if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)
   if (input.firstParty !== undefined) changes.firstParty = flag('firstParty', input.firstParty)
   if (input.idTokenAlg !== undefined) changes.idTokenAlg = validateIdTokenAlg(input.idTokenAlg)

@@ -1,6 +1,6 @@
 // The storage contract of the OpenID Provider's clients, codes, grants and consents: composed into Store (core/store.ts), implemented by
 // each engine in src/db.
-import type { OidcClient, OidcCode, OidcConsent } from './types'
+import type { DeviceAuthorization, OidcClient, OidcCode, OidcConsent } from './types'
 import type { AuditEvent, RefreshFamily, RefreshToken } from '../types'
 
 /** The OpenID Provider's clients, codes, grants and consents (core/oidc, product spec §21). */
@@ -34,4 +34,14 @@ export interface OidcStore {
   withdrawConsent(userId: string, clientId: string, now: number): Promise<boolean>
   /** Revokes the user's live grants to the client and spends the user's unredeemed codes for it; returns how many grants. */
   revokeGrants(userId: string, clientId: string, now: number, reason: string): Promise<number>
+  insertDeviceAuthorization(authorization: DeviceAuthorization): Promise<void>
+  findDeviceAuthorization(by: { deviceCodeHash: string } | { userCodeHash: string }): Promise<DeviceAuthorization | null>
+  /** Records a poll, and the interval from then on (widened by a slow_down). */
+  recordDevicePoll(id: string, now: number, intervalSec: number): Promise<void>
+  /**
+   * The first decision wins: approves (writing `code`, which the device's next poll redeems) or
+   * denies the authorization if it is still pending and unexpired, in one transaction; false
+   * (nothing written) if another decision came first or it expired.
+   */
+  decideDeviceAuthorization(id: string, decision: { status: 'approved' | 'denied'; userId: string; now: number; code: OidcCode | null }): Promise<boolean>
 }

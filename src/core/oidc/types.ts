@@ -36,6 +36,8 @@ export interface OidcClient {
   audiences: string[]
   /** How long a service client's access tokens live, in seconds (default 900). */
   tokenLifetimeSec: number
+  /** May use the device authorization grant (RFC 8628, product spec §26); public or confidential. */
+  device: boolean
   createdAt: number
   updatedAt: number
 }
@@ -76,4 +78,28 @@ export interface OidcConsent {
   tenantId: string
   scope: string
   createdAt: number
+}
+
+/** A device authorization (RFC 8628): pending until a person approves or denies its user code. */
+export interface DeviceAuthorization {
+  id: string
+  tenantId: string
+  clientId: string
+  /** SHA-256 of the device code. */
+  deviceCodeHash: string
+  /** SHA-256 of the user code as normalised (userCodeKey): upper case, no dash. */
+  userCodeHash: string
+  /** The issuer URL it was asked at: its tokens name it. */
+  issuer: string
+  /** The scopes asked for (those the client may have), space-separated. */
+  scope: string
+  /** Seconds the device must leave between polls: 5, and 5 more after each slow_down. */
+  intervalSec: number
+  lastPolledAt: number | null
+  status: 'pending' | 'approved' | 'denied'
+  /** Who approved or denied it. */
+  userId: string | null
+  decidedAt: number | null
+  createdAt: number
+  expiresAt: number
 }

@@ -4,10 +4,10 @@
 // revokes the grant of a redemption that was still committing.
 import { and, asc, eq, gt, isNull } from 'drizzle-orm'
 import type { OidcStore } from '../../core/oidc/store'
-import { toClient, toClientRow } from '../sqlite/oidc-store'
+import { toClient, toClientRow, toDeviceAuthorization } from '../sqlite/oidc-store'
 import type { PgDb } from './client'
 import { toAuditRow } from './limit-audit-stores'
-import { auditEvents, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
+import { auditEvents, deviceAuthorizations, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
 
 type Executor = Pick<PgDb, 'update'>
 type ClientRow = typeof oidcClients.$inferSelect
@@ -101,6 +101,30 @@ export function createPgOidcStore(db: PgDb): OidcStore {
     },
     async revokeGrants(userId, clientId, now, reason) {
       return db.transaction((tx) => revokeGrants(tx, userId, clientId, now, reason))
+    },
+    async insertDeviceAuthorization(authorization) {
+      await db.insert(deviceAuthorizations).values(authorization)
+    },
+    async findDeviceAuthorization(by) {
+      const where = 'deviceCodeHash' in by ? eq(deviceAuthorizations.deviceCodeHash, by.deviceCodeHash) : eq(deviceAuthorizations.userCodeHash, by.userCodeHash)
+      const [row] = await db.select().from(deviceAuthorizations).where(where)
+      return row ? toDeviceAuthorization(row) : null
+    },
+    async recordDevicePoll(id, now, intervalSec) {
+      await db.update(deviceAuthorizations).set({ lastPolledAt: now, intervalSec }).where(eq(deviceAuthorizations.id, id))
+    },
+    async decideDeviceAuthorization(id, { status, userId, now, code }) {
+      return db.transaction(async (tx) => {
+        // (the conditional UPDATE takes the row lock: a racing decision waits, then finds it decided)
+        const decided = await tx
+          .update(deviceAuthorizations)
+          .set({ status, userId, decidedAt: now })
+          .where(and(eq(deviceAuthorizations.id, id), eq(deviceAuthorizations.status, 'pending'), gt(deviceAuthorizations.expiresAt, now)))
+          .returning({ id: deviceAuthorizations.id })
+        if (decided.length !== 1) return false
+        if (code) await tx.insert(oidcCodes).values(code)
+        return true
+      })
     },
   }
 }

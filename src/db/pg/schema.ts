@@ -471,6 +471,7 @@ export const oidcClients = pgTable(
     scopes: text('scopes').notNull().default('[]'),
     audiences: text('audiences').notNull().default('[]'),
     tokenLifetimeSec: integer('token_lifetime_sec').notNull().default(900),
+    device: boolean('device').notNull().default(false),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
   },
@@ -506,6 +507,40 @@ export const oidcCodes = pgTable(
     familyId: text('family_id'),
   },
   (t) => [uniqueIndex('oidc_codes_hash_idx').on(t.codeHash), index('oidc_codes_expires_idx').on(t.expiresAt)],
+)
+
+// A device authorization (RFC 8628, product spec §26): the device polls with its device code,
+// a person approves or denies at /t/{tenant}/device with the user code. Both codes are stored
+// as SHA-256 (the user code normalised first: upper case, no dash). Approving writes an
+// authorization code (oidc_codes) that the device's next poll redeems, once.
+export const deviceAuthorizations = pgTable(
+  'device_authorizations',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    deviceCodeHash: text('device_code_hash').notNull(),
+    userCodeHash: text('user_code_hash').notNull(),
+    // The issuer URL it was asked at: its tokens name it.
+    issuer: text('issuer').notNull(),
+    scope: text('scope').notNull(),
+    // Seconds the device must wait between polls: 5, plus 5 for each slow_down.
+    intervalSec: integer('interval_sec').notNull(),
+    lastPolledAt: ms('last_polled_at'),
+    // pending, approved or denied
+    status: text('status').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    decidedAt: ms('decided_at'),
+    createdAt: ms('created_at').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('device_authorizations_device_code_idx').on(t.deviceCodeHash),
+    uniqueIndex('device_authorizations_user_code_idx').on(t.userCodeHash),
+    index('device_authorizations_expires_idx').on(t.expiresAt),
+  ],
 )
 
 export const oidcConsents = pgTable(

@@ -3,11 +3,11 @@
 // use revokes the grant the first started.
 import { and, asc, eq, gt, isNull } from 'drizzle-orm'
 import type { OidcStore } from '../../core/oidc/store'
-import type { OidcClient } from '../../core/oidc/types'
+import type { DeviceAuthorization, OidcClient } from '../../core/oidc/types'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
 import { toAuditRow } from './limit-audit-stores'
-import { auditEvents, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
+import { auditEvents, deviceAuthorizations, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
 
 type ClientRow = typeof oidcClients.$inferSelect
 
@@ -21,6 +21,7 @@ export const toClient = (row: ClientRow): OidcClient => ({
   scopes: JSON.parse(row.scopes),
   audiences: JSON.parse(row.audiences),
 })
+export const toDeviceAuthorization = (row: typeof deviceAuthorizations.$inferSelect): DeviceAuthorization => ({ ...row, status: row.status as DeviceAuthorization['status'] })
 export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => {
   const { redirectUris, postLogoutRedirectUris, allowedGroups, scopes, audiences, ...rest } = client
   return {
@@ -126,6 +127,30 @@ export function createOidcStore(db: Db): OidcStore {
     },
     async revokeGrants(userId, clientId, now, reason) {
       return immediate(db, () => revokeGrants(userId, clientId, now, reason))
+    },
+    async insertDeviceAuthorization(authorization) {
+      await immediate(db, () => db.insert(deviceAuthorizations).values(authorization).run())
+    },
+    async findDeviceAuthorization(by) {
+      const where = 'deviceCodeHash' in by ? eq(deviceAuthorizations.deviceCodeHash, by.deviceCodeHash) : eq(deviceAuthorizations.userCodeHash, by.userCodeHash)
+      const row = db.select().from(deviceAuthorizations).where(where).get()
+      return row ? toDeviceAuthorization(row) : null
+    },
+    async recordDevicePoll(id, now, intervalSec) {
+      await immediate(db, () => db.update(deviceAuthorizations).set({ lastPolledAt: now, intervalSec }).where(eq(deviceAuthorizations.id, id)).run())
+    },
+    async decideDeviceAuthorization(id, { status, userId, now, code }) {
+      return immediate(db, () => {
+        // (the conditional write is the decision: a second, racing one changes nothing)
+        const decided = db
+          .update(deviceAuthorizations)
+          .set({ status, userId, decidedAt: now })
+          .where(and(eq(deviceAuthorizations.id, id), eq(deviceAuthorizations.status, 'pending'), gt(deviceAuthorizations.expiresAt, now)))
+          .run()
+        if (changesOf(decided) !== 1) return false
+        if (code) db.insert(oidcCodes).values(code).run()
+        return true
+      })
     },
   }
 }

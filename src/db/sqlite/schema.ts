@@ -546,6 +546,8 @@ export const oidcClients = sqliteTable(
     audiences: text('audiences').notNull().default('[]'),
     /** How long a service client's access tokens live, in seconds. */
     tokenLifetimeSec: integer('token_lifetime_sec').notNull().default(900),
+    /** A client that may use the device authorization grant (RFC 8628, product spec §26). */
+    device: integer('device', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -583,6 +585,40 @@ export const oidcCodes = sqliteTable(
     familyId: text('family_id'),
   },
   (t) => [uniqueIndex('oidc_codes_hash_idx').on(t.codeHash), index('oidc_codes_expires_idx').on(t.expiresAt)],
+)
+
+// A device authorization (RFC 8628, product spec §26): the device polls with its device code,
+// a person approves or denies at /t/{tenant}/device with the user code. Both codes are stored
+// as SHA-256 (the user code normalised first: upper case, no dash). Approving writes an
+// authorization code (oidc_codes) that the device's next poll redeems, once.
+export const deviceAuthorizations = sqliteTable(
+  'device_authorizations',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    deviceCodeHash: text('device_code_hash').notNull(),
+    userCodeHash: text('user_code_hash').notNull(),
+    // The issuer URL it was asked at: its tokens name it.
+    issuer: text('issuer').notNull(),
+    scope: text('scope').notNull(),
+    // Seconds the device must wait between polls: 5, plus 5 for each slow_down.
+    intervalSec: integer('interval_sec').notNull(),
+    lastPolledAt: integer('last_polled_at'),
+    // pending, approved or denied
+    status: text('status').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    decidedAt: integer('decided_at'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('device_authorizations_device_code_idx').on(t.deviceCodeHash),
+    uniqueIndex('device_authorizations_user_code_idx').on(t.userCodeHash),
+    index('device_authorizations_expires_idx').on(t.expiresAt),
+  ],
 )
 
 // A user's consent to a third-party client, for the scopes listed (space-separated).

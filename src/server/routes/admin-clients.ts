@@ -27,6 +27,7 @@ const ClientView = t.Object({
   scopes: t.Array(t.String(), { description: "The scopes a service client's tokens may carry (all of them when it asks for none)" }),
   audiences: t.Array(t.String(), { description: "The audiences (RFC 8707 resources) a service client's tokens may name, and whose tokens the client may introspect" }),
   tokenLifetime: t.Integer({ description: "How long a service client's access tokens live, in seconds" }),
+  device: t.Boolean({ description: 'May use the device authorization grant (RFC 8628) at /t/{tenant}/device_authorization' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 })
@@ -75,7 +76,7 @@ export const adminClientRoutes = (deps: Deps) =>
         parse: 'json',
         ...strictBody({
           name: t.String(),
-          redirectUris: t.Optional(t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20 (none for a service client)' })),
+          redirectUris: t.Optional(t.Array(t.String(), { description: 'https (http only on localhost), or a private-use scheme such as com.example.app:/callback; 1 to 20 (none for a service client; 0 to 20 for a device client)' })),
           postLogoutRedirectUris: uris('Where end_session may send the browser back to'),
           public: t.Optional(t.Boolean({ description: 'A public client (a single-page or native app): no secret, PKCE (S256) required' })),
           firstParty: t.Optional(t.Boolean({ description: 'The operator’s own application: no consent page' })),
@@ -86,6 +87,7 @@ export const adminClientRoutes = (deps: Deps) =>
           scopes,
           audiences,
           tokenLifetime,
+          device: t.Optional(t.Boolean({ description: 'May use the device authorization grant (RFC 8628): a CLI tool or TV signs a person in through /t/{tenant}/device. Public or confidential; redirect URIs then optional. Not for a service client.' })),
         }),
         detail: {
           summary: 'Register an OpenID Connect client',

@@ -23,6 +23,7 @@ import m19 from './0019_forward_auth.sql' with { type: 'text' }
 import m20 from './0020_session_last_use.sql' with { type: 'text' }
 import m21 from './0021_federation.sql' with { type: 'text' }
 import m22 from './0022_service_clients.sql' with { type: 'text' }
+import m23 from './0023_device_grant.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -48,6 +49,7 @@ export const migrationFiles: Record<string, string> = {
   '0020_session_last_use': m20,
   '0021_federation': m21,
   '0022_service_clients': m22,
+  '0023_device_grant': m23,
 }
 
 export { journal }

@@ -26,6 +26,7 @@ import m22 from './0022_forward_auth.sql' with { type: 'text' }
 import m23 from './0023_session_last_use.sql' with { type: 'text' }
 import m24 from './0024_federation.sql' with { type: 'text' }
 import m25 from './0025_service_clients.sql' with { type: 'text' }
+import m26 from './0026_device_grant.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -54,6 +55,7 @@ export const migrationFiles: Record<string, string> = {
   '0023_session_last_use': m23,
   '0024_federation': m24,
   '0025_service_clients': m25,
+  '0026_device_grant': m26,
 }
 
 export { journal }
