@@ -53,6 +53,9 @@ export function limitRules(config: Pick<Config, 'limits'>) {
     federationStartIp: window('federation-start:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
     otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
     otpDevice: backoff('otp:device', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs),
+    // Device user codes typed at /t/{tenant}/device, per client IP (or IPv6 /64), like OTPs. A
+    // right code never ends the run: anyone can start a device authorization and type its code.
+    deviceCodeIp: backoff('device-code:ip', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
   }
 }
 

@@ -22,7 +22,10 @@ import { accessAtClient, carriesGroups } from './client-access'
 import { invalidGrant, invalidRequest, OAuthError } from './errors'
 import type { OidcClient, OidcCode } from './types'
 
-type TokenDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys'>
+/** The redirect URI a device approval's code carries (no client registers it: URNs are no redirect URI). */
+export const DEVICE_CODE_REDIRECT = 'urn:ietf:params:oauth:grant-type:device_code'
+
+export type TokenDeps = Pick<Deps, 'store' | 'clock' | 'config' | 'keyRing' | 'serverKeys'>
 
 /** A grant without offline_access backs its access tokens only, so it ends with the last of them. */
 const OFFLINE_SCOPE = 'offline_access'
@@ -71,10 +74,21 @@ export async function exchangeCode(
   // (a code is redeemed at the issuer spelling it was issued at: /t/acme's code is no code at /t/{id})
   const otherIssuer = code.issuer != null && code.issuer !== issuer
   if (code.expiresAt <= now || code.clientId !== client.id || code.redirectUri !== input.redirectUri || otherIssuer) throw invalidGrant()
+  // (a device approval's code is redeemed by the device's poll alone: device.ts)
+  if (code.redirectUri === DEVICE_CODE_REDIRECT) throw invalidGrant()
   if (code.codeChallenge !== null && !input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE): the authorization request sent a code_challenge')
   // A verifier for a request that sent no challenge is refused too: the client believes PKCE protects it, and it does not.
   const pkceHolds = code.codeChallenge === null ? input.codeVerifier === undefined : s256(input.codeVerifier!) === code.codeChallenge
   if (!pkceHolds) throw invalidGrant(code.codeChallenge === null ? 'the authorization request sent no code_challenge, so no code_verifier is taken' : undefined)
+  return redeemCode(deps, tenant, issuer, client, code, actor)
+}
+
+/**
+ * An unspent code of this client, checked, redeemed: the grant starts and its tokens are issued
+ * (the authorization code grant's, and the device grant's once a person approved: device.ts).
+ */
+export async function redeemCode(deps: TokenDeps, tenant: Tenant, issuer: string, client: OidcClient, code: OidcCode, actor: Actor): Promise<TokenResponse> {
+  const now = deps.clock.now()
   const session = await deps.store.sessions.findSession(code.sessionId)
   if (!session || session.user.disabledAt !== null || session.tenant.disabledAt !== null) throw invalidGrant()
   // The rule of the authorization endpoint again (client-access.ts): a user removed from every

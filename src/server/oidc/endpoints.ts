@@ -11,6 +11,7 @@ import { notFound } from '../../core/errors'
 import { exchangeCode, refreshGrant } from '../../core/oidc/tokens'
 import { clientCredentialsGrant } from '../../core/oidc/client-credentials'
 import { introspect } from '../../core/oidc/introspection'
+import { DEVICE_GRANT_TYPE, deviceCodeGrant, startDeviceAuthorization } from '../../core/oidc/device'
 import { tenantOfIssuer } from '../../core/oidc/issuer'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
@@ -70,6 +71,7 @@ export const oidcEndpoints = (deps: Deps) =>
       refuseRepeated(body)
       const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
       const grantType = formValue(body, 'grant_type')
+      if (grantType === DEVICE_GRANT_TYPE) return deviceCodeGrant(deps, tenant, issuer, client, { deviceCode: optionalField(body, 'device_code') }, actor)
       if (grantType === 'client_credentials') return clientCredentialsGrant(deps, tenant, issuer, client, { scope: optionalField(body, 'scope'), resource: optionalField(body, 'resource') }, actor)
       // (a service client has no users: it signs nobody in and holds no grant)
       if (client.service && (grantType === 'authorization_code' || grantType === 'refresh_token')) throw new OAuthError('unauthorized_client', 'a service client may use the client_credentials grant only')
@@ -78,7 +80,15 @@ export const oidcEndpoints = (deps: Deps) =>
       }
       if (grantType === 'refresh_token') return refreshGrant(deps, issuer, client, { refreshToken: optionalField(body, 'refresh_token'), scope: optionalField(body, 'scope') }, actor)
       if (grantType === '') throw invalidRequest('grant_type is required')
-      throw new OAuthError('unsupported_grant_type', 'only authorization_code, refresh_token and client_credentials are supported')
+      throw new OAuthError('unsupported_grant_type', `only authorization_code, refresh_token, client_credentials and ${DEVICE_GRANT_TYPE} are supported`)
+    })
+    // RFC 8628 §3.1: the client authenticated as at the token endpoint (a public one by its client_id)
+    .post('/device_authorization', async ({ request, params, body, set, actor }: EndpointRequest) => {
+      const { tenant, issuer } = await issuerFor(deps, params.tenant)
+      noStore(set)
+      refuseRepeated(body)
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body))
+      return startDeviceAuthorization(deps, tenant, issuer, client, { scope: optionalField(body, 'scope') }, actor)
     })
     .post('/introspect', async ({ request, params, body, set }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)

@@ -6,6 +6,7 @@ import type { Tenant } from '../../core/types'
 import { AppError } from '../../core/errors'
 import { BearerRequired, OAuthError, invalidClient, invalidRequest } from '../../core/oidc/errors'
 import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
+import { DEVICE_GRANT_TYPE } from '../../core/oidc/device'
 import type { PresentedClient } from '../../core/oidc/clients'
 import { ID_TOKEN_ALGS } from '../../core/oidc/types'
 import { formValue } from '../pages/forms'
@@ -27,11 +28,12 @@ export function discoveryDocument(issuer: string) {
     jwks_uri: `${issuer}/jwks`,
     revocation_endpoint: `${issuer}/revoke`,
     introspection_endpoint: `${issuer}/introspect`,
+    device_authorization_endpoint: `${issuer}/device_authorization`,
     end_session_endpoint: `${issuer}/end_session`,
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_GRANT_TYPE],
     subject_types_supported: ['public'],
     // (RS256 first: Discovery §3 requires it, and a client that names none gets it)
     id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
@@ -84,7 +86,7 @@ export function presentedClient(request: Request, body: unknown): PresentedClien
 }
 
 /** The endpoints that answer JSON (a client's back end or library reads them, never a person). */
-const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|introspect|jwks|\.well-known\/openid-configuration)$/
+const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|introspect|device_authorization|jwks|\.well-known\/openid-configuration)$/
 
 /**
  * An error on one of those endpoints as RFC 6749 §5.2 writes it ({error, error_description}),
