@@ -5,6 +5,7 @@ import type { Deps } from '../../core/deps'
 import { notFound } from '../../core/errors'
 import { findTenantForPages } from '../../core/tenants/tenant-pages'
 import { accountPages } from './account'
+import { devicePages } from './device'
 import { invitePages } from './invite'
 import { loginPages } from './login'
 import { forwardAuthPages } from './forward-auth'
@@ -30,6 +31,7 @@ export const pageRoutes = (deps: Deps) =>
     .use(passwordResetPages(deps))
     .use(invitePages(deps))
     .use(signupPages(deps))
+    .use(devicePages(deps))
     .get(`${PAGE_PREFIX}/logo`, async ({ params, set }) => {
       // A logo file given to the CLI (`--logo FILE`), served by authd: the pages load nothing from elsewhere.
       const tenant = await findTenantForPages(deps, params.tenant)
