@@ -26,9 +26,10 @@ export function freePort(): number {
   return port
 }
 
-export async function startOidcWorld(configOverrides: Partial<Config> = {}): Promise<OidcWorld> {
+/** @param env more of the environment (a limit set low, say) */
+export async function startOidcWorld(configOverrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<OidcWorld> {
   const port = freePort()
-  const ctx = await createTestContext({ AUTHD_PORT: String(port), AUTHD_HOST: '127.0.0.1', AUTHD_PUBLIC_URL: `http://127.0.0.1:${port}` }, configOverrides)
+  const ctx = await createTestContext({ ...env, AUTHD_PORT: String(port), AUTHD_HOST: '127.0.0.1', AUTHD_PUBLIC_URL: `http://127.0.0.1:${port}` }, configOverrides)
   const server = await startServer(ctx.runtime, silentLogger)
   return {
     ctx,

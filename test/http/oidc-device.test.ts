@@ -1,0 +1,174 @@
+// The device authorization grant (RFC 8628, product spec §26) with openid-client v6 as the
+// device over a real socket, and a browser without JavaScript (UserAgent) approving or denying
+// on /t/{tenant}/device. The clock is the test's: expiry and slow_down are driven by it.
+import { afterEach, describe, expect, it } from 'bun:test'
+import * as oidc from 'openid-client'
+import { createClient } from '../../src/core/oidc/clients'
+import { addMembers, createGroup } from '../../src/core/groups/groups'
+import { fieldError, formOn, noticeText, problemText } from '../pages'
+import { relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
+
+const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
+
+let world: OidcWorld
+afterEach(() => world.close())
+
+const pathOf = (url: string) => new URL(url).pathname
+
+/** A device client (public unless told) and openid-client's Configuration for it. */
+async function deviceClient(options: { public?: boolean; allowedGroups?: string[] } = {}) {
+  const { client, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: 'Acme CLI', device: true, public: options.public ?? true, allowedGroups: options.allowedGroups })
+  const auth = clientSecret === null ? oidc.None() : oidc.ClientSecretBasic(clientSecret)
+  const config = await oidc.discovery(new URL(world.issuer), client.id, undefined, auth, { execute: [oidc.allowInsecureRequests] })
+  return { client, clientSecret, config }
+}
+
+/** A browser signed in on its way to the device page (the login page first, then back, code kept). */
+async function signedInAt(url: string, email: string) {
+  const agent = new UserAgent(new URL(world.issuer).origin)
+  const login = await agent.follow(pathOf(url) + new URL(url).search)
+  const page = await agent.signIn(login, email)
+  return { agent, page }
+}
+
+/** The code typed on the page (one look-up) and the confirmation's decision sent. */
+async function decide(agent: UserAgent, page: { html: string }, userCode: string, decision: 'approve' | 'deny') {
+  const typed = formOn(page.html, '/device')
+  const confirm = await agent.send(typed.action, { form: { ...typed.hidden, user_code: userCode } })
+  expect(confirm.status).toBe(200)
+  const form = formOn(confirm.html, '/device/decide')
+  return { confirm, form, answer: await agent.send(form.action, { form: { ...form.hidden, decision } }) }
+}
+
+/** A poll of the token endpoint by hand (openid-client waits the interval in real time first). */
+async function poll(clientId: string, deviceCode: string) {
+  const response = await fetch(`${world.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId }) })
+  return { status: response.status, ...((await response.json()) as { error?: string; access_token?: string }) }
+}
+
+/** openid-client's poll, at once (the interval is the server's to enforce: see the slow_down test). */
+const pollNow = (config: oidc.Configuration, response: oidc.DeviceAuthorizationResponse) => oidc.pollDeviceAuthorizationGrant(config, { ...response, interval: 0 })
+const refusal = (promise: Promise<unknown>) => promise.then(() => null, (e: { error?: string; code?: string }) => e.error ?? e.code)
+
+describe('the device authorization grant (RFC 8628)', () => {
+  it('gives a public client the tokens once the signed-in person approves the code filled in from verification_uri_complete, exactly once', async () => {
+    world = await startOidcWorld()
+    const { email, userId } = await world.ctx.addUser()
+    const { client, config } = await deviceClient()
+    expect(config.serverMetadata()).toMatchObject({ device_authorization_endpoint: `${world.issuer}/device_authorization` })
+    expect(config.serverMetadata().grant_types_supported).toContain(DEVICE_GRANT)
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid profile email offline_access' })
+    expect(started).toMatchObject({ verification_uri: `${world.issuer}/device`, verification_uri_complete: `${world.issuer}/device?user_code=${started.user_code}`, expires_in: 600, interval: 5 })
+    expect(started.user_code).toMatch(USER_CODE)
+    // The complete URI fills the code in; it decides nothing until the person confirms.
+    const { agent, page } = await signedInAt(started.verification_uri_complete!, email)
+    expect(page.html).toContain(`value="${started.user_code}"`)
+    expect(await poll(client.id, started.device_code)).toMatchObject({ status: 400, error: 'authorization_pending' })
+    // typed in lower case without the dash: the same code
+    const { confirm, answer } = await decide(agent, page, started.user_code.toLowerCase().replace('-', ''), 'approve')
+    expect(confirm.html).toContain('Acme CLI')
+    expect(confirm.html).toContain('keep access while you are away')
+    expect(noticeText(answer.html)).toContain('your device is signed in')
+    const tokens = await pollNow(config, started)
+    expect(tokens.claims()).toMatchObject({ sub: userId, aud: client.id, iss: world.issuer, email, name: 'Ada Lovelace' })
+    expect(tokens.refresh_token).toBeString()
+    expect((await oidc.fetchUserInfo(config, tokens.access_token, userId)).email).toBe(email)
+    // The code is spent: a second poll, and a second decision on the page, get nothing.
+    expect(await poll(client.id, started.device_code)).toMatchObject({ status: 400, error: 'invalid_grant' })
+    const reopened = await agent.follow(pathOf(started.verification_uri_complete!) + new URL(started.verification_uri_complete!).search)
+    const typed = formOn(reopened.html, '/device')
+    const used = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code } })
+    expect({ status: used.status, problem: problemText(used.html) }).toEqual({ status: 400, problem: expect.stringContaining('used already') })
+    // The approval is the user's consent: the account's applications list the device.
+    expect((await world.ctx.runtime.store.oidc.listConsents(userId)).map((c) => c.clientId)).toEqual([client.id])
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!)
+    expect(refreshed.access_token).toBeString()
+  })
+
+  it('answers access_denied once the person denies, and the first decision wins', async () => {
+    world = await startOidcWorld()
+    const { email } = await world.ctx.addUser()
+    const { config } = await deviceClient({ public: false })
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    const { agent, page } = await signedInAt(started.verification_uri, email)
+    const { answer, form } = await decide(agent, page, started.user_code, 'deny')
+    expect(noticeText(answer.html)).toContain('not signed in')
+    // (the confirmation sent again, now to approve: the denial stands)
+    const late = await agent.send(form.action, { form: { ...form.hidden, decision: 'approve' } })
+    expect({ status: late.status, problem: problemText(late.html) }).toEqual({ status: 400, problem: expect.stringContaining('used already') })
+    expect(await refusal(pollNow(config, started))).toBe('access_denied')
+    expect(await refusal(pollNow(config, started))).toBe('access_denied')
+  })
+
+  it('answers slow_down to a poll sooner than the interval, which then grows by 5 s; expired_token after 600 s', async () => {
+    world = await startOidcWorld()
+    world.ctx.clock.freeze()
+    const { client, config } = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'authorization_pending' })
+    expect(await poll(client.id, started.device_code)).toMatchObject({ status: 400, error: 'slow_down' })
+    world.ctx.clock.advance(6)
+    // (the interval is 10 s now)
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'slow_down' })
+    world.ctx.clock.advance(16)
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'authorization_pending' })
+    world.ctx.clock.advance(600)
+    expect(await poll(client.id, started.device_code)).toMatchObject({ status: 400, error: 'expired_token' })
+  })
+
+  it('refuses another client’s device code, a client not created with --device, and a request without openid', async () => {
+    world = await startOidcWorld()
+    const { config } = await deviceClient()
+    const other = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    expect(await poll(other.client.id, started.device_code)).toMatchObject({ status: 400, error: 'invalid_grant' })
+    expect(await poll(other.client.id, 'nonsense')).toMatchObject({ status: 400, error: 'invalid_grant' })
+    const { config: wiki } = await relyingParty(world)
+    expect(await refusal(oidc.initiateDeviceAuthorization(wiki, { scope: 'openid' }))).toBe('unauthorized_client')
+    expect(await refusal(oidc.initiateDeviceAuthorization(config, { scope: 'profile' }))).toBe('invalid_scope')
+  })
+
+  it('refuses the approval of a user the client does not admit by its groups, and leaves the code to someone it admits', async () => {
+    world = await startOidcWorld()
+    const outsider = await world.ctx.addUser()
+    const member = await world.ctx.addUser()
+    const group = await createGroup(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops' })
+    await addMembers(world.ctx.runtime, group.id, [member.userId])
+    const { config } = await deviceClient({ allowedGroups: ['ops'] })
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    const first = await signedInAt(started.verification_uri, outsider.email)
+    const { answer } = await decide(first.agent, first.page, started.user_code, 'approve')
+    expect({ status: answer.status, problem: problemText(answer.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
+    const second = await signedInAt(started.verification_uri, member.email)
+    await decide(second.agent, second.page, started.user_code, 'approve')
+    expect((await pollNow(config, started)).claims()?.sub).toBe(member.userId)
+  })
+
+  it('counts wrong user codes per client IP before judging them (a burst as a run), then refuses even a right one', async () => {
+    world = await startOidcWorld({}, { AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '3' })
+    const { email } = await world.ctx.addUser()
+    const { config } = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    const { agent, page } = await signedInAt(started.verification_uri, email)
+    const typed = formOn(page.html, '/device')
+    const wrong = await agent.send(typed.action, { form: { ...typed.hidden, user_code: 'BBBB-BBBB' } })
+    expect({ status: wrong.status, error: fieldError(wrong.html, 'user_code') }).toEqual({ status: 400, error: expect.stringContaining('not valid') })
+    const burst = await Promise.all(['CCCC-CCCC', 'DDDD-DDDD', 'FFFF-FFFF', 'GGGG-GGGG', 'HHHH-HHHH'].map((code) => agent.send(typed.action, { form: { ...typed.hidden, user_code: code } })))
+    expect(burst.map((a) => a.status).sort()).toEqual([400, 400, 429, 429, 429])
+    const right = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code } })
+    expect({ status: right.status, problem: problemText(right.html) }).toEqual({ status: 429, problem: expect.stringContaining('Too many attempts') })
+  })
+
+  it('speaks German to a German browser', async () => {
+    world = await startOidcWorld()
+    const { email } = await world.ctx.addUser()
+    const { config } = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid email' })
+    const { agent } = await signedInAt(started.verification_uri, email)
+    const cookie = [...agent.cookies].map(([n, v]) => `${n}=${v}`).join('; ')
+    const page = await (await fetch(started.verification_uri, { headers: { cookie, 'accept-language': 'de' } })).text()
+    expect(page).toContain('Gerät verbinden')
+    expect(page).toContain('Geben Sie den Code ein')
+  })
+})
