@@ -95,7 +95,8 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--return-to-origin', ''])).returnToOrigins).toEqual([])
     expect((await authd(['tenants', 'show', a.tenantId])).stdout).toContain("return_to may lead to authd's own pages only\n")
     expect((await authd(['tenants', 'show', 'nope'])).stderr).toBe('authd: Tenant not found: nope\n')
-  })
+    // (eleven CLI processes, each opening the database: ~4.9 s on this machine, past bun's 5 s default at times)
+  }, 15_000)
 
   it('api-keys create prints the key once; list shows only its prefix; revoke marks it', async () => {
     const tenantId = await setUpTenant()

@@ -57,7 +57,7 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST',
     path: () => '/clients',
     valid: { name: 'Blog', redirectUris: ['https://blog.example/cb'] },
-    takes: 'name, redirectUris, postLogoutRedirectUris, public, firstParty, idTokenAlg, allowedGroups, groupsClaim, service, scopes, audiences, tokenLifetime',
+    takes: 'name, redirectUris, postLogoutRedirectUris, public, firstParty, idTokenAlg, allowedGroups, groupsClaim, service, scopes, audiences, tokenLifetime, device',
     illTyped: [{ name: 'Blog', redirectUris: ['https://blog.example/cb'], public: 'no' }, 'public must be a boolean'],
   },
   { method: 'PATCH', path: (i) => `/clients/${i.clientId}`, valid: { name: 'Wiki 2' }, takes: 'name, redirectUris, postLogoutRedirectUris, firstParty, idTokenAlg, allowedGroups, groupsClaim, scopes, audiences, tokenLifetime', illTyped: [{ redirectUris: 'https://x.example/cb' }, 'redirectUris must be an array'] },
