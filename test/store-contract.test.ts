@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Store } from '../src/core/store'
 import type { ResetHistory } from '../src/core/accounts/store'
-import type { OidcClient, OidcCode } from '../src/core/oidc/types'
+import type { DeviceAuthorization, OidcClient, OidcCode } from '../src/core/oidc/types'
 import { TENANT_SETTINGS_UNSET, type AuditEvent, type MfaChallenge, type OutboxMessage, type PendingSignup, type RefreshFamily, type RefreshToken, type Tenant, type User } from '../src/core/types'
 import { openDatabase } from '../src/db/sqlite/client'
 import { runMigrations } from '../src/db/sqlite/migrate'
@@ -650,6 +650,42 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(true)
       expect(await e.store.oidc.getClient(client.id)).toBeNull()
       expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(false)
+    }))
+
+    it('decides a device authorization once when 20 decisions race from two connections (an approval writes its code with it); polls are recorded; expired ones are pruned', withEngine(async (e) => {
+      const { t, u } = await seeded(e.store)
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'CLI', secretHash: null, secretPrefix: null, redirectUris: [], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, device: true, createdAt: now, updatedAt: now }
+      await e.store.oidc.insertClient(client)
+      expect(await e.store.oidc.getClient(client.id)).toEqual(client)
+      const authorization = (): DeviceAuthorization => ({ id: Bun.randomUUIDv7(), tenantId: t.id, clientId: client.id, deviceCodeHash: Bun.randomUUIDv7(), userCodeHash: Bun.randomUUIDv7(), issuer: 'https://auth.example/t/acme', scope: 'openid', intervalSec: 5, lastPolledAt: null, status: 'pending', userId: null, decidedAt: null, createdAt: now, expiresAt: now + 600_000 })
+      const pending = authorization()
+      await e.store.oidc.insertDeviceAuthorization(pending)
+      expect(await e.store.oidc.findDeviceAuthorization({ deviceCodeHash: pending.deviceCodeHash })).toEqual(pending)
+      expect(await e.store.oidc.findDeviceAuthorization({ userCodeHash: pending.userCodeHash })).toEqual(pending)
+      await e.store.oidc.recordDevicePoll(pending.id, now + 1, 10)
+      expect(await e.store.oidc.findDeviceAuthorization({ deviceCodeHash: pending.deviceCodeHash })).toMatchObject({ lastPolledAt: now + 1, intervalSec: 10 })
+      const code = (): OidcCode => ({ id: Bun.randomUUIDv7(), codeHash: Bun.randomUUIDv7(), tenantId: t.id, clientId: client.id, userId: u.id, sessionId: 's', redirectUri: 'urn:ietf:params:oauth:grant-type:device_code', codeChallenge: null, nonce: null, scope: 'openid', authAt: now, amr: 'pwd', userEpoch: 0, createdAt: now, expiresAt: now + 600_000, spentAt: null, familyId: null })
+      const other = e.second()
+      const codes = Array.from({ length: 20 }, code)
+      const outcomes = await Promise.all(codes.map((c, i) => (i % 2 ? other : e.store).oidc.decideDeviceAuthorization(pending.id, i % 3 ? { status: 'approved', userId: u.id, now: now + 2, code: c } : { status: 'denied', userId: u.id, now: now + 2, code: null })))
+      expect(outcomes.filter(Boolean).length).toBe(1)
+      const decided = (await e.store.oidc.findDeviceAuthorization({ deviceCodeHash: pending.deviceCodeHash }))!
+      expect(decided).toMatchObject({ userId: u.id, decidedAt: now + 2 })
+      const written = (await Promise.all(codes.map((c) => e.store.oidc.findCode(c.codeHash)))).filter((c) => c !== null)
+      // (only the winning approval's code, and none for a winning denial)
+      expect(written.length).toBe(decided.status === 'approved' ? 1 : 0)
+      // An expired one is decided by nobody, and goes with retention.
+      const expired = { ...authorization(), expiresAt: now + 1 }
+      await e.store.oidc.insertDeviceAuthorization(expired)
+      expect(await e.store.oidc.decideDeviceAuthorization(expired.id, { status: 'denied', userId: u.id, now: now + 1, code: null })).toBe(false)
+      expect(await e.store.prune('deviceAuthorizations', now + 2, 100)).toBe(1)
+      expect(await e.store.prune('deviceAuthorizations', now + 600_001, 100)).toBe(1)
+      expect(await e.store.oidc.findDeviceAuthorization({ deviceCodeHash: pending.deviceCodeHash })).toBeNull()
+      // Deleting the client takes its device authorizations with it.
+      const last = authorization()
+      await e.store.oidc.insertDeviceAuthorization(last)
+      expect(await e.store.oidc.deleteClient(client.id, now + 3)).toBe(true)
+      expect(await e.store.oidc.findDeviceAuthorization({ deviceCodeHash: last.deviceCodeHash })).toBeNull()
     }))
 
     it('creates a server secret once, whoever asks first', withEngine(async (e) => {
