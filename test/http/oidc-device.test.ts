@@ -4,6 +4,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import * as oidc from 'openid-client'
 import { createClient } from '../../src/core/oidc/clients'
+import { createApiKey } from '../../src/core/tenants/api-keys'
+import { cliRunner, SOURCE_CLI } from '../cli-runner'
+import { databaseEnv } from '../helpers'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { fieldError, formOn, noticeText, problemText } from '../pages'
 import { relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
@@ -170,5 +173,32 @@ describe('the device authorization grant (RFC 8628)', () => {
     const page = await (await fetch(started.verification_uri, { headers: { cookie, 'accept-language': 'de' } })).text()
     expect(page).toContain('Gerät verbinden')
     expect(page).toContain('Geben Sie den Code ein')
+  })
+})
+
+describe('device clients through the CLI and the admin API', () => {
+  it('authd clients create --device (public, no redirect URI) makes a client that gets a user code; --device with --service is refused', async () => {
+    world = await startOidcWorld()
+    const authd = cliRunner(SOURCE_CLI, world.ctx.dir, { ...databaseEnv(world.ctx), AUTHD_PUBLIC_URL: world.ctx.runtime.config.publicUrl })
+    const created = await authd(['--json', 'clients', 'create', '--tenant', world.ctx.tenantId, '--name', 'Acme CLI', '--device', '--public'])
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(created.json).toMatchObject({ client: { type: 'public', device: true, redirectUris: [] }, clientSecret: null })
+    const config = await oidc.discovery(new URL(world.issuer), created.json.client.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] })
+    expect((await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })).user_code).toMatch(USER_CODE)
+    const human = await authd(['clients', 'create', '--tenant', world.ctx.tenantId, '--name', 'TV', '--device'])
+    expect(human.stdout).toContain('device grant')
+    expect((await authd(['clients', 'create', '--tenant', world.ctx.tenantId, '--name', 'X', '--device', '--service'])).code).toBe(2)
+  }, 30_000)
+
+  it('POST /api/v1/admin/clients takes device: true (redirect URIs then optional), not with service', async () => {
+    world = await startOidcWorld()
+    const key = (await createApiKey(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops', scope: 'admin' })).key
+    const admin = (body: unknown) => world.ctx.call('POST', '/api/v1/admin/clients', { apiKey: key, body })
+    const created = await admin({ name: 'Acme CLI', device: true, public: true })
+    expect({ status: created.status, client: created.json.data.client }).toMatchObject({ status: 201, client: { device: true, type: 'public', redirectUris: [] } })
+    expect((await admin({ name: 'Wiki', redirectUris: ['https://wiki.example/cb'] })).json.data.client.device).toBe(false)
+    expect((await admin({ name: 'Wiki' })).status).toBe(400)
+    const both = await admin({ name: 'X', device: true, service: true })
+    expect({ status: both.status, message: both.json.message }).toEqual({ status: 400, message: expect.stringContaining('service client cannot use the device grant') })
   })
 })
