@@ -659,7 +659,9 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.oidc.getClient(client.id)).toEqual(client)
       const authorization = (): DeviceAuthorization => ({ id: Bun.randomUUIDv7(), tenantId: t.id, clientId: client.id, deviceCodeHash: Bun.randomUUIDv7(), userCodeHash: Bun.randomUUIDv7(), issuer: 'https://auth.example/t/acme', scope: 'openid', intervalSec: 5, lastPolledAt: null, status: 'pending', userId: null, decidedAt: null, createdAt: now, expiresAt: now + 600_000 })
       const pending = authorization()
-      await e.store.oidc.insertDeviceAuthorization(pending)
+      expect(await e.store.oidc.insertDeviceAuthorization(pending)).toBe(true)
+      // A user code alike a live one (drawn again by core): nothing written.
+      expect(await e.store.oidc.insertDeviceAuthorization({ ...authorization(), userCodeHash: pending.userCodeHash })).toBe(false)
       expect(await e.store.oidc.findDeviceAuthorization({ deviceCodeHash: pending.deviceCodeHash })).toEqual(pending)
       expect(await e.store.oidc.findDeviceAuthorization({ userCodeHash: pending.userCodeHash })).toEqual(pending)
       await e.store.oidc.recordDevicePoll(pending.id, now + 1, 10)

@@ -9,6 +9,7 @@ import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { databaseEnv } from '../helpers'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { fieldError, formOn, noticeText, problemText } from '../pages'
+import { loadConfig } from '../../src/config'
 import { relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
 
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/
@@ -200,5 +201,18 @@ describe('device clients through the CLI and the admin API', () => {
     expect((await admin({ name: 'Wiki' })).status).toBe(400)
     const both = await admin({ name: 'X', device: true, service: true })
     expect({ status: both.status, message: both.json.message }).toEqual({ status: 400, message: expect.stringContaining('service client cannot use the device grant') })
+  })
+})
+
+describe('the device authorization endpoint', () => {
+  it('holds each address to a budget of device authorizations (each stores a row, and one more live user code a guesser could hit)', async () => {
+    world = await startOidcWorld({ limits: { ...loadConfig({}).limits, passkeyOptionsIpPer10Min: 2 } })
+    const { client } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: 'Acme CLI', device: true, public: true })
+    const start = () => fetch(`${world.issuer}/device_authorization`, { method: 'POST', body: new URLSearchParams({ client_id: client.id, scope: 'openid' }) })
+    expect((await start()).status).toBe(200)
+    expect((await start()).status).toBe(200)
+    const third = await start()
+    expect(third.status).toBe(429)
+    expect(third.headers.get('retry-after')).not.toBeNull()
   })
 })

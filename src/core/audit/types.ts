@@ -88,6 +88,7 @@ export type AuditType =
   | 'identity.unlinked'
   | 'identity.refused'
   | 'federation.limited'
+  | 'device.limited'
   | 'access_rule.created'
   | 'access_rule.deleted'
   | 'forward_auth.denied'

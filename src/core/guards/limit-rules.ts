@@ -51,6 +51,8 @@ export function limitRules(config: Pick<Config, 'limits'>) {
     passkeyOptionsIp: window('passkey-options:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
     // Each "Continue with {provider}" stores a flow, anonymously: the same budget as a ceremony's.
     federationStartIp: window('federation-start:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
+    // Each device authorization stores a row and one more live user code a guesser could hit.
+    deviceStartIp: window('device-start:ip', l.passkeyOptionsIpPer10Min, 10 * MINUTE),
     otpAccount: backoff('otp:account', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
     otpDevice: backoff('otp:device', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs),
     // Device user codes typed at /t/{tenant}/device, per client IP (or IPv6 /64), like OTPs. A

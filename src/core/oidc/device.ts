@@ -7,7 +7,7 @@
 // the same grant, the same tokens.
 import { audit, auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { ipSubject, reserveGuess, settle } from '../guards/limits'
+import { ipSubject, reserveGuess, settle, spendBudget } from '../guards/limits'
 import { randomToken, sha256 } from '../secrets'
 import type { Caller } from '../sessions/signed-in-user'
 import type { Tenant } from '../types'
@@ -63,14 +63,18 @@ export interface DeviceAuthorizationResponse {
   interval: number
 }
 
+const MAX_USER_CODE_DRAWS = 5
+
 /** POST /t/{tenant}/device_authorization (RFC 8628 §3.1–3.2), the client authenticated as at the token endpoint. */
-export async function startDeviceAuthorization(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, issuer: string, client: OidcClient, input: { scope: string | undefined }, actor: Actor): Promise<DeviceAuthorizationResponse> {
+export async function startDeviceAuthorization(deps: Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'limitRules' | 'refusals'>, tenant: Tenant, issuer: string, client: OidcClient, input: { scope: string | undefined }, actor: Actor): Promise<DeviceAuthorizationResponse> {
   if (!client.device) throw new OAuthError('unauthorized_client', 'this client may not use the device grant (create it with --device)')
   const scopes = deviceScopes(input.scope)
+  // Anyone may ask (a public client is named, not proved), each ask stores a row, and every
+  // live user code is one more a guesser could hit: a budget per address.
+  await spendBudget(deps, deps.limitRules.deviceStartIp, ipSubject(actor.ip), { type: 'device.limited', actor, tenantId: tenant.id })
   const now = deps.clock.now()
   const deviceCode = randomToken(32)
-  const userCode = newUserCode()
-  await deps.store.oidc.insertDeviceAuthorization({
+  const pending = (userCode: string): DeviceAuthorization => ({
     id: Bun.randomUUIDv7(),
     tenantId: tenant.id,
     clientId: client.id,
@@ -86,6 +90,12 @@ export async function startDeviceAuthorization(deps: Pick<Deps, 'store' | 'clock
     createdAt: now,
     expiresAt: now + DEVICE_CODE_TTL_SEC * 1000,
   })
+  // Two live user codes alike (one chance in 2.56e10 per live code): the new one is drawn again.
+  let userCode = newUserCode()
+  for (let draw = 1; !(await deps.store.oidc.insertDeviceAuthorization(pending(userCode))); draw++) {
+    if (draw === MAX_USER_CODE_DRAWS) throw new Error(`no free user code after ${MAX_USER_CODE_DRAWS} draws`)
+    userCode = newUserCode()
+  }
   await audit(deps, 'oidc.device_authorization_started', actor, { tenantId: tenant.id, detail: { clientId: client.id, scope: scopes.join(' ') } })
   const shown = formatUserCode(userCode)
   return {

@@ -34,7 +34,8 @@ export interface OidcStore {
   withdrawConsent(userId: string, clientId: string, now: number): Promise<boolean>
   /** Revokes the user's live grants to the client and spends the user's unredeemed codes for it; returns how many grants. */
   revokeGrants(userId: string, clientId: string, now: number, reason: string): Promise<number>
-  insertDeviceAuthorization(authorization: DeviceAuthorization): Promise<void>
+  /** False, writing nothing, when a live authorization has the same user code (or device code). */
+  insertDeviceAuthorization(authorization: DeviceAuthorization): Promise<boolean>
   findDeviceAuthorization(by: { deviceCodeHash: string } | { userCodeHash: string }): Promise<DeviceAuthorization | null>
   /** Records a poll, and the interval from then on (widened by a slow_down). */
   recordDevicePoll(id: string, now: number, intervalSec: number): Promise<void>

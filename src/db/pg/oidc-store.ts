@@ -103,7 +103,7 @@ export function createPgOidcStore(db: PgDb): OidcStore {
       return db.transaction((tx) => revokeGrants(tx, userId, clientId, now, reason))
     },
     async insertDeviceAuthorization(authorization) {
-      await db.insert(deviceAuthorizations).values(authorization)
+      return (await db.insert(deviceAuthorizations).values(authorization).onConflictDoNothing().returning({ id: deviceAuthorizations.id })).length === 1
     },
     async findDeviceAuthorization(by) {
       const where = 'deviceCodeHash' in by ? eq(deviceAuthorizations.deviceCodeHash, by.deviceCodeHash) : eq(deviceAuthorizations.userCodeHash, by.userCodeHash)

@@ -129,7 +129,7 @@ export function createOidcStore(db: Db): OidcStore {
       return immediate(db, () => revokeGrants(userId, clientId, now, reason))
     },
     async insertDeviceAuthorization(authorization) {
-      await immediate(db, () => db.insert(deviceAuthorizations).values(authorization).run())
+      return immediate(db, () => changesOf(db.insert(deviceAuthorizations).values(authorization).onConflictDoNothing().run()) === 1)
     },
     async findDeviceAuthorization(by) {
       const where = 'deviceCodeHash' in by ? eq(deviceAuthorizations.deviceCodeHash, by.deviceCodeHash) : eq(deviceAuthorizations.userCodeHash, by.userCodeHash)
