@@ -144,6 +144,9 @@ describe('the device authorization grant (RFC 8628)', () => {
     const first = await signedInAt(started.verification_uri, outsider.email)
     const { answer } = await decide(first.agent, first.page, started.user_code, 'approve')
     expect({ status: answer.status, problem: problemText(answer.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
+    // nor can an outsider who learnt the code end the member's sign-in by denying it
+    const denial = await decide(first.agent, first.page, started.user_code, 'deny')
+    expect(denial.answer.status).toBe(403)
     const second = await signedInAt(started.verification_uri, member.email)
     await decide(second.agent, second.page, started.user_code, 'approve')
     expect((await pollNow(config, started)).claims()?.sub).toBe(member.userId)

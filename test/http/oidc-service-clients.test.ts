@@ -85,6 +85,9 @@ describe('client_credentials (RFC 6749 §4.4) for service clients', () => {
     expect(await create({ service: true, scopes: ['openid'] })).toContain('no user')
     expect(await create({ service: true, audiences: ['not a uri'] })).toContain('audiences')
     expect(await create({ service: true, tokenLifetime: '2d' })).toContain('tokenLifetime')
+    // authd's own issuer is the audience of every user's OpenID access token of the tenant
+    expect(await create({ service: true, audiences: [world.issuer] })).toContain('must not be an issuer of authd')
+    expect(await create({ audiences: [world.issuer], redirectUris: [CALLBACK] })).toContain('must not be an issuer of authd')
   })
 })
 

@@ -3,6 +3,7 @@
 // bits, shown once and stored as its SHA-256 (like an API key); it is compared in constant
 // time. A public client (a single-page or native app) has no secret and must use PKCE.
 import { actorSees, audit, CLI_ACTOR, type Actor } from '../audit/audit'
+import type { Config } from '../../config'
 import type { Deps } from '../deps'
 import { badRequest, notFoundById } from '../errors'
 import { randomToken, safeEqual, sha256 } from '../secrets'
@@ -107,7 +108,7 @@ export interface ClientInput {
  * allowed groups); scopes and a token lifetime are a service client's alone; a public client
  * can authenticate to nothing, so it holds no audiences.
  */
-function serviceFields(service: boolean, isPublic: boolean, input: ClientInput, creating: boolean) {
+function serviceFields(config: Pick<Config, 'publicUrl'>, service: boolean, isPublic: boolean, input: ClientInput, creating: boolean) {
   const given = (name: keyof ClientInput) => input[name] !== undefined && !(Array.isArray(input[name]) && (input[name] as unknown[]).length === 0 && creating)
   if (service) {
     if (isPublic) throw badRequest('a service client is confidential: it cannot be public')
@@ -118,7 +119,7 @@ function serviceFields(service: boolean, isPublic: boolean, input: ClientInput, 
   }
   return {
     ...(input.scopes !== undefined && { scopes: validateScopes(input.scopes) }),
-    ...(input.audiences !== undefined && { audiences: validateAudiences(input.audiences) }),
+    ...(input.audiences !== undefined && { audiences: validateAudiences(input.audiences, config.publicUrl) }),
     ...(input.tokenLifetime !== undefined && { tokenLifetimeSec: validateTokenLifetime(input.tokenLifetime) }),
   }
 }
@@ -159,11 +160,11 @@ function validateIdTokenAlg(raw: unknown): IdTokenAlg {
 }
 
 /** `authd clients create` and POST /api/v1/admin/clients: the secret (for a confidential client) is in the answer only. */
-export async function createClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, input: ClientInput, actor: Actor = CLI_ACTOR): Promise<{ client: OidcClient; clientSecret: string | null }> {
+export async function createClient(deps: Pick<Deps, 'store' | 'clock' | 'config'>, tenantId: string, input: ClientInput, actor: Actor = CLI_ACTOR): Promise<{ client: OidcClient; clientSecret: string | null }> {
   const name = validateName('name', input.name)
   const isPublic = flag('public', input.public)
   const service = flag('service', input.service)
-  const fields = serviceFields(service, isPublic, input, true)
+  const fields = serviceFields(deps.config, service, isPublic, input, true)
   const device = flag('device', input.device)
   // (a service client has no users, so nobody to approve a device)
   if (device && service) throw badRequest('a service client cannot use the device grant, which signs a person in')
@@ -215,9 +216,9 @@ export async function listClients(deps: Pick<Deps, 'store'>, tenantId: string): 
 }
 
 /** `authd clients update` and PATCH /api/v1/admin/clients/{clientId}: what is given replaces what was. */
-export async function updateClient(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, input: Omit<ClientInput, 'public' | 'service' | 'device'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
+export async function updateClient(deps: Pick<Deps, 'store' | 'clock' | 'config'>, clientId: string, input: Omit<ClientInput, 'public' | 'service' | 'device'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
   const client = await getClient(deps, clientId, actor)
-  const changes: Partial<OidcClient> = serviceFields(client.service, client.secretHash === null, input, false)
+  const changes: Partial<OidcClient> = serviceFields(deps.config, client.service, client.secretHash === null, input, false)
   if (input.name !== undefined) changes.name = validateName('name', input.name)
   if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, !client.device)
   if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)

@@ -153,8 +153,9 @@ export async function findByUserCode(deps: Pick<Deps, 'store' | 'clock' | 'serve
 
 /**
  * The signed-in person's answer on the device page. The first approval or denial wins ('used'
- * for a later one); a user the client does not admit (its allowed groups) is refused and the
- * code stays open for someone it admits.
+ * for a later one); a user the client does not admit (its allowed groups) is refused either way,
+ * and the code stays open for someone it admits (an outsider who learnt a code cannot end a
+ * colleague's sign-in by denying it).
  */
 export async function decideDevice(
   deps: Pick<Deps, 'store' | 'clock'>,
@@ -167,14 +168,14 @@ export async function decideDevice(
   const { authorization, client } = found
   const now = deps.clock.now()
   const about = { tenantId: tenant.id, userId: caller.user.id, detail: { clientId: client.id, scope: authorization.scope } }
+  if (!(await accessAtClient(deps, client, caller.user.id)).allowed) {
+    await audit(deps, 'oidc.access_denied', actor, { ...about, detail: { clientId: client.id } })
+    return 'refused'
+  }
   if (decision === 'deny') {
     const denied = await deps.store.oidc.decideDeviceAuthorization(authorization.id, { status: 'denied', userId: caller.user.id, now, code: null })
     if (denied) await audit(deps, 'oidc.device_denied', actor, about)
     return denied ? 'denied' : 'used'
-  }
-  if (!(await accessAtClient(deps, client, caller.user.id)).allowed) {
-    await audit(deps, 'oidc.access_denied', actor, { ...about, detail: { clientId: client.id } })
-    return 'refused'
   }
   const session = await deps.store.sessions.findSession(caller.sessionId)
   const approved = await deps.store.oidc.decideDeviceAuthorization(authorization.id, {

@@ -27,12 +27,16 @@ export function validateScopes(raw: unknown): string[] {
  * An audience as RFC 8707 writes a resource: an absolute URI without a fragment (a URN such as
  * the tenant's default urn:authd:tenant:… is one), compared character for character.
  */
-export function validateAudiences(raw: unknown): string[] {
+export function validateAudiences(raw: unknown, publicUrl: string): string[] {
   if (!Array.isArray(raw) || raw.length > MAX_AUDIENCES) throw badRequest(`audiences must be a list of at most ${MAX_AUDIENCES} absolute URIs`)
+  // authd's own issuers are the audience of every OpenID access token of their tenant: a client
+  // holding one would read all of them at introspection, and mint tokens shaped like users'.
+  const issuers = `${publicUrl.replace(/\/+$/, '')}/t/`
   for (const audience of raw) {
     if (typeof audience !== 'string' || audience.length === 0 || audience.length > 2000 || audience.includes('#') || /\s/.test(audience) || !URL.canParse(audience)) {
       throw badRequest('audiences must be absolute URIs without a fragment, of at most 2000 characters')
     }
+    if (audience.startsWith(issuers)) throw badRequest(`audiences must not be an issuer of authd (${audience}): its OpenID access tokens name it, and a client holding it would read every user's`)
   }
   return [...new Set(raw as string[])]
 }
