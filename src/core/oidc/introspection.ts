@@ -34,7 +34,7 @@ export async function introspect(deps: IntrospectDeps, tenant: Tenant, issuers: 
   // (a public client proves nobody: it may not read what tokens say)
   if (client.secretHash === null) throw invalidClient()
   if (!token) throw invalidRequest('token is required')
-  const found = token.length > 8192 ? null : await (token.split('.').length === 3 ? accessToken(deps, tenant, issuers, token) : refreshToken(deps, tenant, issuer, token)).catch(() => null)
+  const found = token.length > 8192 ? null : await (token.split('.').length === 3 ? accessToken(deps, tenant, issuers, token, client) : refreshToken(deps, tenant, issuer, token)).catch(() => null)
   if (!found || !visibleTo(client, found.claims)) return INACTIVE
   const told = Object.fromEntries(TOLD.filter((name) => found.claims[name] !== undefined).map((name) => [name, found.claims[name]]))
   return { active: true, ...told, token_type: found.tokenType }
@@ -47,7 +47,8 @@ function visibleTo(client: OidcClient, claims: Record<string, unknown>): boolean
   return aud.some((a) => typeof a === 'string' && client.audiences.includes(a))
 }
 
-async function accessToken(deps: IntrospectDeps, tenant: Tenant, issuers: string[], token: string): Promise<Found | null> {
+/** @param asking the client that asks: a service token of its own needs no second read of it */
+async function accessToken(deps: IntrospectDeps, tenant: Tenant, issuers: string[], token: string, asking: OidcClient): Promise<Found | null> {
   const header = decodeProtectedHeader(token)
   if (header.typ === 'JWT') {
     // authd's own API token (a sign-in at /api/v1): the API's rules, and the tenant's.
@@ -63,7 +64,7 @@ async function accessToken(deps: IntrospectDeps, tenant: Tenant, issuers: string
     return { claims, tokenType: 'Bearer' }
   }
   // A service token counts while its client exists (deleting the client ends its tokens).
-  const owner = typeof claims.client_id === 'string' && claims.client_id.length <= 100 ? await deps.store.oidc.getClient(claims.client_id) : null
+  const owner = claims.client_id === asking.id ? asking : typeof claims.client_id === 'string' && claims.client_id.length <= 100 ? await deps.store.oidc.getClient(claims.client_id) : null
   if (!owner || owner.tenantId !== tenant.id || !owner.service || claims.sub !== owner.id) return null
   return { claims, tokenType: 'Bearer' }
 }
