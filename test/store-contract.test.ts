@@ -586,7 +586,7 @@ for (const [engine, define, open] of engines) {
 
     it('redeems an OpenID code once when 20 redemptions race from two connections; a reuse revokes its grant; consents widen and withdraw; a deleted client loses its grants', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, device: false, createdAt: now, updatedAt: now }
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Wiki', secretHash: 'h', secretPrefix: 'authd_cs_abcd', redirectUris: ['https://wiki.example/cb'], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, device: false, jwks: null, createdAt: now, updatedAt: now }
       await e.store.oidc.insertClient(client)
       expect(await e.store.oidc.getClient(client.id)).toEqual(client)
       // A service client's fields (product spec §26) round-trip too.
@@ -652,9 +652,30 @@ for (const [engine, define, open] of engines) {
       expect(await e.store.oidc.deleteClient(client.id, now + 4)).toBe(false)
     }))
 
+    it('spends a client assertion\'s jti once when 20 uses race from two connections; an expired one may be used again; retention prunes them; keys round-trip', withEngine(async (e) => {
+      const { t } = await seeded(e.store)
+      const jwks = { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', kid: 'k1' }] }
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'Robot', secretHash: null, secretPrefix: null, redirectUris: [], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: true, scopes: [], audiences: [], tokenLifetimeSec: 900, device: false, jwks, createdAt: now, updatedAt: now }
+      await e.store.oidc.insertClient(client)
+      expect(await e.store.oidc.getClient(client.id)).toEqual(client)
+      const rotated = { keys: [...jwks.keys, { kty: 'OKP', crv: 'Ed25519', x: 'z', kid: 'k2' }] }
+      expect(await e.store.oidc.updateClient(client.id, { jwks: rotated })).toMatchObject({ jwks: rotated })
+      const other = e.second()
+      const raced = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? other : e.store).oidc.spendClientAssertion(client.id, 'jti-a', now + 60_000, now)))
+      expect(raced.filter(Boolean)).toHaveLength(1)
+      // (another jti, or the same jti of another client, is another assertion)
+      expect(await e.store.oidc.spendClientAssertion(client.id, 'jti-b', now + 60_000, now)).toBe(true)
+      expect(await e.store.oidc.spendClientAssertion(client.id, 'jti-a', now + 60_000, now + 59_999)).toBe(false)
+      expect(await e.store.oidc.spendClientAssertion(client.id, 'jti-a', now + 200_000, now + 60_000)).toBe(true)
+      expect(await e.store.oidc.spendClientAssertion(client.id, 'jti-a', now + 200_000, now + 60_001)).toBe(false)
+      expect(await e.store.prune('clientAssertions', now + 60_001, 100)).toBe(1)
+      expect(await e.store.oidc.spendClientAssertion(client.id, 'jti-b', now + 300_000, now + 60_002)).toBe(true)
+      expect(await e.store.oidc.deleteClient(client.id, now)).toBe(true)
+    }))
+
     it('decides a device authorization once when 20 decisions race from two connections (an approval writes its code with it); polls are recorded; expired ones are pruned', withEngine(async (e) => {
       const { t, u } = await seeded(e.store)
-      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'CLI', secretHash: null, secretPrefix: null, redirectUris: [], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, device: true, createdAt: now, updatedAt: now }
+      const client: OidcClient = { id: Bun.randomUUIDv7(), tenantId: t.id, name: 'CLI', secretHash: null, secretPrefix: null, redirectUris: [], postLogoutRedirectUris: [], firstParty: false, idTokenAlg: 'RS256', allowedGroups: null, groupsClaim: 'scope', service: false, scopes: [], audiences: [], tokenLifetimeSec: 900, device: true, jwks: null, createdAt: now, updatedAt: now }
       await e.store.oidc.insertClient(client)
       expect(await e.store.oidc.getClient(client.id)).toEqual(client)
       const authorization = (): DeviceAuthorization => ({ id: Bun.randomUUIDv7(), tenantId: t.id, clientId: client.id, deviceCodeHash: Bun.randomUUIDv7(), userCodeHash: Bun.randomUUIDv7(), issuer: 'https://auth.example/t/acme', scope: 'openid', intervalSec: 5, lastPolledAt: null, status: 'pending', userId: null, decidedAt: null, createdAt: now, expiresAt: now + 600_000 })

@@ -55,6 +55,7 @@ export const TABLES = [
   'groups',
   'groupMembers',
   'deviceAuthorizations',
+  'clientAssertions',
   // Last: on a SQLite target (or a PostgreSQL one whose tables the role does not own) the rows
   // copied above fired the webhook triggers, writing events for changes that are not new;
   // those are discarded before the source's events are copied.

@@ -11,7 +11,7 @@ import type { Caller } from '../sessions/signed-in-user'
 import type { Tenant } from '../types'
 import { accessAtClient } from './client-access'
 import { invalidRequest, OAuthError } from './errors'
-import type { OidcClient } from './types'
+import { isPublicClient, type OidcClient } from './types'
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access'] as const
 export const PROMPT_VALUES = ['none', 'login', 'consent'] as const
@@ -98,7 +98,7 @@ export function parseAuthorizationRequest(params: Params, client: OidcClient, re
   if (codeChallenge === null) {
     // A public client has no secret: PKCE is what binds its code to it. A confidential client
     // may do without (many relying parties do not send it), and is then bound by its secret.
-    if (client.secretHash === null) throw invalidRequest('code_challenge is required (PKCE with S256) for a public client')
+    if (isPublicClient(client)) throw invalidRequest('code_challenge is required (PKCE with S256) for a public client')
     if (params.has('code_challenge_method')) throw invalidRequest('code_challenge_method was sent without a code_challenge')
   } else {
     // Absent, the method would be `plain` (RFC 7636 §4.3), which OAuth 2.1 forbids.

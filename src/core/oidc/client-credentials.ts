@@ -8,7 +8,7 @@ import type { Deps } from '../deps'
 import type { Tenant } from '../types'
 import { OAuthError } from './errors'
 import { signAccessJwt } from './tokens'
-import type { OidcClient } from './types'
+import { isPublicClient, type OidcClient } from './types'
 
 export interface ServiceTokenResponse {
   access_token: string
@@ -45,7 +45,7 @@ export async function clientCredentialsGrant(
   actor: Actor,
 ): Promise<ServiceTokenResponse> {
   // (a client that signs users in has users behind its tokens; one with no secret proves nothing)
-  if (!client.service || client.secretHash === null) throw new OAuthError('unauthorized_client', 'only a service client may use the client_credentials grant')
+  if (!client.service || isPublicClient(client)) throw new OAuthError('unauthorized_client', 'only a service client may use the client_credentials grant')
   const scopes = grantedScopes(client, input.scope)
   const aud = audienceOf(tenant, client, input.resource)
   const iat = Math.floor(deps.clock.now() / 1000)

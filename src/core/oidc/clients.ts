@@ -11,7 +11,8 @@ import { getTenant, validateName } from '../tenants/tenants'
 import { requireGroupNames } from '../groups/groups'
 import { invalidClient } from './errors'
 import { DEFAULT_TOKEN_LIFETIME_SEC, validateAudiences, validateScopes, validateTokenLifetime } from './service-fields'
-import { GROUPS_CLAIM_MODES, ID_TOKEN_ALGS, type GroupsClaim, type IdTokenAlg, type OidcClient } from './types'
+import { GROUPS_CLAIM_MODES, ID_TOKEN_ALGS, isPublicClient, type ClientJwks, type GroupsClaim, type IdTokenAlg, type OidcClient } from './types'
+import { validateClientJwks, verifyClientAssertion } from './client-assertion'
 
 const SECRET_PREFIX = 'authd_cs_'
 const VISIBLE_PREFIX_LENGTH = SECRET_PREFIX.length + 4
@@ -60,8 +61,12 @@ export function toClientView(client: OidcClient) {
     clientId: client.id,
     tenantId: client.tenantId,
     name: client.name,
-    type: client.secretHash === null ? ('public' as const) : ('confidential' as const),
+    type: isPublicClient(client) ? ('public' as const) : ('confidential' as const),
+    /** How it proves itself at the token, introspection and revocation endpoints. */
+    authMethod: client.jwks !== null ? ('private_key_jwt' as const) : client.secretHash !== null ? ('client_secret' as const) : ('none' as const),
     secretPrefix: client.secretPrefix,
+    /** The public keys of a private_key_jwt client (nothing secret). */
+    jwks: client.jwks,
     redirectUris: client.redirectUris,
     postLogoutRedirectUris: client.postLogoutRedirectUris,
     firstParty: client.firstParty,
@@ -100,6 +105,8 @@ export interface ClientInput {
   tokenLifetime?: unknown
   /** May use the device authorization grant (RFC 8628): redirect URIs then optional (a CLI tool has none). */
   device?: unknown
+  /** Public keys (a JWKS): the client authenticates with private_key_jwt (RFC 7523) instead of a secret. */
+  jwks?: unknown
 }
 
 /**
@@ -176,8 +183,11 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock' | 'config'
   const groupsClaim = validateGroupsClaim(input.groupsClaim ?? GROUPS_CLAIM_MODES[0])
   await getTenant(deps, tenantId)
   const allowedGroups = input.allowedGroups === undefined ? null : await validateAllowedGroups(deps, tenantId, input.allowedGroups)
+  if (isPublic && input.jwks !== undefined) throw badRequest('a public client has no keys: jwks is for a confidential client (private_key_jwt)')
+  const jwks = input.jwks === undefined ? null : await validateClientJwks(input.jwks)
   const now = deps.clock.now()
-  const secret = isPublic ? null : newSecret()
+  // (a client with keys has no secret at all: nothing in authd's database could authenticate as it)
+  const secret = isPublic || jwks !== null ? null : newSecret()
   const client: OidcClient = {
     id: Bun.randomUUIDv7(),
     tenantId,
@@ -195,11 +205,12 @@ export async function createClient(deps: Pick<Deps, 'store' | 'clock' | 'config'
     audiences: fields.audiences ?? [],
     tokenLifetimeSec: fields.tokenLifetimeSec ?? DEFAULT_TOKEN_LIFETIME_SEC,
     device,
+    jwks,
     createdAt: now,
     updatedAt: now,
   }
   await deps.store.oidc.insertClient(client)
-  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim, ...(service && { service, scopes: client.scopes, audiences: client.audiences }), ...(device && { device }) } })
+  await audit(deps, 'oidc_client.created', actor, { tenantId, detail: { clientId: client.id, name, public: isPublic, firstParty, idTokenAlg, allowedGroups, groupsClaim, ...(service && { service, scopes: client.scopes, audiences: client.audiences }), ...(device && { device }), ...(jwks && { authMethod: 'private_key_jwt', keys: jwks.keys.length }) } })
   return { client, clientSecret: secret?.secret ?? null }
 }
 
@@ -218,7 +229,12 @@ export async function listClients(deps: Pick<Deps, 'store'>, tenantId: string): 
 /** `authd clients update` and PATCH /api/v1/admin/clients/{clientId}: what is given replaces what was. */
 export async function updateClient(deps: Pick<Deps, 'store' | 'clock' | 'config'>, clientId: string, input: Omit<ClientInput, 'public' | 'service' | 'device'>, actor: Actor = CLI_ACTOR): Promise<OidcClient> {
   const client = await getClient(deps, clientId, actor)
-  const changes: Partial<OidcClient> = serviceFields(deps.config, client.service, client.secretHash === null, input, false)
+  const changes: Partial<OidcClient> = serviceFields(deps.config, client.service, isPublicClient(client), input, false)
+  if (input.jwks !== undefined) {
+    // (new keys replace the old at once: a key rotation adds the new key first, then drops the old)
+    if (client.jwks === null) throw badRequest('jwks is for a client created with keys (private_key_jwt); this one authenticates with its secret or none')
+    changes.jwks = await validateClientJwks(input.jwks)
+  }
   if (input.name !== undefined) changes.name = validateName('name', input.name)
   if (input.redirectUris !== undefined) changes.redirectUris = validateUris('redirectUris', input.redirectUris, !client.device)
   if (input.postLogoutRedirectUris !== undefined) changes.postLogoutRedirectUris = validateUris('postLogoutRedirectUris', input.postLogoutRedirectUris, false)
@@ -236,6 +252,7 @@ export async function updateClient(deps: Pick<Deps, 'store' | 'clock' | 'config'
 /** A new secret for a confidential client; the old one stops working at once. */
 export async function rotateClientSecret(deps: Pick<Deps, 'store' | 'clock'>, clientId: string, actor: Actor = CLI_ACTOR): Promise<{ client: OidcClient; clientSecret: string }> {
   const client = await getClient(deps, clientId, actor)
+  if (client.jwks !== null) throw badRequest('This client authenticates with its keys (private_key_jwt), not a secret: give it new keys with jwks')
   if (client.secretHash === null) throw badRequest('A public client has no secret')
   const { secret, secretHash, secretPrefix } = newSecret()
   const updated = await deps.store.oidc.updateClient(client.id, { secretHash, secretPrefix, updatedAt: deps.clock.now() })
@@ -254,18 +271,28 @@ export async function deleteClient(deps: Pick<Deps, 'store' | 'clock'>, clientId
 /** How a client authenticated at the token or revocation endpoint, as the request carried it. */
 export interface PresentedClient {
   clientId: string
-  /** null: none presented (method `none`). */
+  /** null: none presented (method `none`, or an assertion). */
   secret: string | null
+  /** A client assertion (private_key_jwt), when the request carried one. */
+  assertion?: string
 }
 
 /**
- * The client a token or revocation request authenticates as: one of the tenant's (another
- * tenant's client is unknown here), with its secret for a confidential client (compared in
- * constant time) and without one for a public client. Every failure is the same invalid_client.
+ * The client a token, introspection, device or revocation request authenticates as: one of the
+ * tenant's (another tenant's client is unknown here), by the one method it was created for: its
+ * secret (compared in constant time), an assertion signed with one of its keys (`audiences`:
+ * what the assertion's aud may be), or nothing for a public client. Every failure is the same
+ * invalid_client.
  */
-export async function authenticateClient(deps: Pick<Deps, 'store'>, tenantId: string, presented: PresentedClient): Promise<OidcClient> {
+export async function authenticateClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, presented: PresentedClient, audiences: readonly string[]): Promise<OidcClient> {
   const client = presented.clientId.length <= 100 ? await deps.store.oidc.getClient(presented.clientId) : null
   if (!client || client.tenantId !== tenantId) throw invalidClient()
+  if (client.jwks !== null) {
+    if (presented.assertion === undefined || presented.secret !== null) throw invalidClient()
+    await verifyClientAssertion(deps, client as OidcClient & { jwks: ClientJwks }, presented.assertion, audiences)
+    return client
+  }
+  if (presented.assertion !== undefined) throw invalidClient()
   if (client.secretHash === null) {
     if (presented.secret !== null) throw invalidClient()
     return client

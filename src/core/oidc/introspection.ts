@@ -12,7 +12,7 @@ import { refreshTokenKey } from '../sessions/refresh-tokens'
 import type { Tenant } from '../types'
 import { grantOfAccessToken, verifyIssued } from './access'
 import { invalidClient, invalidRequest } from './errors'
-import type { OidcClient } from './types'
+import { isPublicClient, type OidcClient } from './types'
 
 type IntrospectDeps = Pick<Deps, 'store' | 'clock' | 'keyRing' | 'config'>
 export type Introspection = { active: false } | ({ active: true } & Record<string, unknown>)
@@ -32,7 +32,7 @@ interface Found {
  */
 export async function introspect(deps: IntrospectDeps, tenant: Tenant, issuers: string[], issuer: string, client: OidcClient, token: string | undefined): Promise<Introspection> {
   // (a public client proves nobody: it may not read what tokens say)
-  if (client.secretHash === null) throw invalidClient()
+  if (isPublicClient(client)) throw invalidClient()
   if (!token) throw invalidRequest('token is required')
   const found = token.length > 8192 ? null : await (token.split('.').length === 3 ? accessToken(deps, tenant, issuers, token, client) : refreshToken(deps, tenant, issuer, token)).catch(() => null)
   if (!found || !visibleTo(client, found.claims)) return INACTIVE

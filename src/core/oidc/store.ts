@@ -10,9 +10,14 @@ export interface OidcStore {
   /** A tenant's clients, oldest first. */
   listClients(tenantId: string): Promise<OidcClient[]>
   /** The client after the change; null if there is none. */
-  updateClient(id: string, changes: Partial<Pick<OidcClient, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'firstParty' | 'idTokenAlg' | 'allowedGroups' | 'groupsClaim' | 'scopes' | 'audiences' | 'tokenLifetimeSec' | 'secretHash' | 'secretPrefix' | 'updatedAt'>>): Promise<OidcClient | null>
+  updateClient(id: string, changes: Partial<Pick<OidcClient, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'firstParty' | 'idTokenAlg' | 'allowedGroups' | 'groupsClaim' | 'scopes' | 'audiences' | 'tokenLifetimeSec' | 'jwks' | 'secretHash' | 'secretPrefix' | 'updatedAt'>>): Promise<OidcClient | null>
   /** Removes the client with its codes and consents and revokes its grants, in one transaction; false if there was none. */
   deleteClient(id: string, now: number): Promise<boolean>
+  /**
+   * Records a client assertion's jti (its SHA-256) until the assertion expires; false, writing
+   * nothing, when the client's assertion of that jti was recorded and has not expired yet (a replay).
+   */
+  spendClientAssertion(clientId: string, jtiHash: string, expiresAt: number, now: number): Promise<boolean>
   insertCode(code: OidcCode): Promise<void>
   findCode(codeHash: string): Promise<OidcCode | null>
   /**

@@ -20,7 +20,7 @@ import type { ActiveSigningKey } from '../sessions/key-ring'
 import type { RefreshFamily, Tenant, User } from '../types'
 import { accessAtClient, carriesGroups } from './client-access'
 import { invalidGrant, invalidRequest, OAuthError } from './errors'
-import type { OidcClient, OidcCode } from './types'
+import { isPublicClient, type OidcClient, type OidcCode } from './types'
 
 /** The redirect URI a device approval's code carries (no client registers it: URNs are no redirect URI). */
 export const DEVICE_CODE_REDIRECT = 'urn:ietf:params:oauth:grant-type:device_code'
@@ -58,7 +58,7 @@ export async function exchangeCode(
   if (!input.code) throw invalidRequest('code is required')
   if (!input.redirectUri) throw invalidRequest('redirect_uri is required')
   // A public client's code always has a challenge (authorize requires one of it).
-  if (client.secretHash === null && !input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE)')
+  if (isPublicClient(client) && !input.codeVerifier) throw invalidRequest('code_verifier is required (PKCE)')
   if (input.codeVerifier !== undefined && !CODE_VERIFIER.test(input.codeVerifier)) throw invalidGrant('code_verifier is malformed')
   const code = input.code.length <= 128 ? await deps.store.oidc.findCode(sha256(input.code)) : null
   const now = deps.clock.now()

@@ -38,8 +38,18 @@ export interface OidcClient {
   tokenLifetimeSec: number
   /** May use the device authorization grant (RFC 8628, product spec §26); public or confidential. */
   device: boolean
+  /** The public keys of a client that authenticates with private_key_jwt (RFC 7523); null: by its secret, or none. */
+  jwks: ClientJwks | null
   createdAt: number
   updatedAt: number
+}
+
+/** A public client (a single-page or native app) proves nothing about itself: no secret, no keys. */
+export const isPublicClient = (client: Pick<OidcClient, 'secretHash' | 'jwks'>) => client.secretHash === null && client.jwks === null
+
+/** A client's public keys, as a JWKS (RFC 7517 §5). */
+export interface ClientJwks {
+  keys: Array<Record<string, unknown>>
 }
 
 /** An authorization code: 60 s, spent once, bound to its client, redirect URI, PKCE challenge and nonce. */

@@ -38,6 +38,8 @@ export function retentionPolicy(config: Pick<Config, 'retention' | 'limits'>): R
     oidcCodes: 0,
     // A device authorization likewise (10 minutes): a poll after that is an unknown code.
     deviceAuthorizations: 0,
+    // A client assertion's jti is kept apart only while the assertion could be replayed.
+    clientAssertions: 0,
     // Counters idle this long block nothing any more: windows last at most a day (back-off
     // runs), and a back-off blocks at most its cap after the latest failure.
     limitCounters: Math.max(2 * DAY, longestBlockMs + DAY),

@@ -2,4 +2,4 @@
 // each engine in src/db.
 
 /** Kinds of rows that retention deletes (core/retention.ts). */
-export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'oidcCodes' | 'deviceAuthorizations' | 'webhookDeliveries' | 'webhookEvents' | 'deliveredWebhookEvents' | 'federationFlows'
+export type PruneTarget = 'auditEvents' | 'refreshTokens' | 'refreshFamilies' | 'sentMail' | 'resetRequests' | 'otps' | 'setupTokens' | 'limitCounters' | 'idempotencyKeys' | 'pendingSignups' | 'signupRequests' | 'mfaChallenges' | 'webauthnChallenges' | 'oidcCodes' | 'deviceAuthorizations' | 'clientAssertions' | 'webhookDeliveries' | 'webhookEvents' | 'deliveredWebhookEvents' | 'federationFlows'

@@ -2,12 +2,12 @@
 // redeeming one code at once: the conditional UPDATE takes the code's row lock, so the second
 // waits, then finds it spent and starts nothing; a reuse locks the row too (FOR UPDATE), so it
 // revokes the grant of a redemption that was still committing.
-import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lte } from 'drizzle-orm'
 import type { OidcStore } from '../../core/oidc/store'
 import { toClient, toClientRow, toDeviceAuthorization } from '../sqlite/oidc-store'
 import type { PgDb } from './client'
 import { toAuditRow } from './limit-audit-stores'
-import { auditEvents, deviceAuthorizations, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
+import { auditEvents, clientAssertions, deviceAuthorizations, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
 
 type Executor = Pick<PgDb, 'update'>
 type ClientRow = typeof oidcClients.$inferSelect
@@ -46,6 +46,16 @@ export function createPgOidcStore(db: PgDb): OidcStore {
         await tx.delete(oidcConsents).where(eq(oidcConsents.clientId, id))
         return (await tx.delete(oidcClients).where(eq(oidcClients.id, id)).returning({ id: oidcClients.id })).length === 1
       })
+    },
+    async spendClientAssertion(clientId, jtiHash, expiresAt, now) {
+      // One statement: a live row of the jti keeps it (a replay, nothing returned); an expired
+      // one is taken over, so a jti may be used again once its assertion has expired.
+      const rows = await db
+        .insert(clientAssertions)
+        .values({ clientId, jtiHash, expiresAt })
+        .onConflictDoUpdate({ target: [clientAssertions.clientId, clientAssertions.jtiHash], set: { expiresAt }, setWhere: lte(clientAssertions.expiresAt, now) })
+        .returning({ clientId: clientAssertions.clientId })
+      return rows.length === 1
     },
     async insertCode(code) {
       await db.insert(oidcCodes).values(code)

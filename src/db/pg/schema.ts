@@ -472,10 +472,23 @@ export const oidcClients = pgTable(
     audiences: text('audiences').notNull().default('[]'),
     tokenLifetimeSec: integer('token_lifetime_sec').notNull().default(900),
     device: boolean('device').notNull().default(false),
+    jwks: text('jwks'),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
   },
   (t) => [index('oidc_clients_tenant_idx').on(t.tenantId)],
+)
+
+export const clientAssertions = pgTable(
+  'client_assertions',
+  {
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    jtiHash: text('jti_hash').notNull(),
+    expiresAt: ms('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.jtiHash] }), index('client_assertions_expires_idx').on(t.expiresAt)],
 )
 
 export const oidcCodes = pgTable(

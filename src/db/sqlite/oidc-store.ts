@@ -1,13 +1,13 @@
 // The OpenID Provider over SQLite (core/oidc). A code is spent by one conditional write in the
 // same transaction that starts its grant, so two redemptions racing give one grant; a second
 // use revokes the grant the first started.
-import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lte } from 'drizzle-orm'
 import type { OidcStore } from '../../core/oidc/store'
 import type { DeviceAuthorization, OidcClient } from '../../core/oidc/types'
 import type { Db } from './client'
 import { changesOf, immediate } from './helpers'
 import { toAuditRow } from './limit-audit-stores'
-import { auditEvents, deviceAuthorizations, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
+import { auditEvents, clientAssertions, deviceAuthorizations, oidcClients, oidcCodes, oidcConsents, refreshFamilies, refreshTokens, users } from './schema'
 
 type ClientRow = typeof oidcClients.$inferSelect
 
@@ -20,10 +20,11 @@ export const toClient = (row: ClientRow): OidcClient => ({
   allowedGroups: row.allowedGroups === null ? null : JSON.parse(row.allowedGroups),
   scopes: JSON.parse(row.scopes),
   audiences: JSON.parse(row.audiences),
+  jwks: row.jwks === null ? null : JSON.parse(row.jwks),
 })
 export const toDeviceAuthorization = (row: typeof deviceAuthorizations.$inferSelect): DeviceAuthorization => ({ ...row, status: row.status as DeviceAuthorization['status'] })
 export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => {
-  const { redirectUris, postLogoutRedirectUris, allowedGroups, scopes, audiences, ...rest } = client
+  const { redirectUris, postLogoutRedirectUris, allowedGroups, scopes, audiences, jwks, ...rest } = client
   return {
     ...rest,
     ...(redirectUris && { redirectUris: JSON.stringify(redirectUris) }),
@@ -31,6 +32,7 @@ export const toClientRow = (client: Partial<OidcClient>): Partial<ClientRow> => 
     ...(allowedGroups !== undefined && { allowedGroups: allowedGroups === null ? null : JSON.stringify(allowedGroups) }),
     ...(scopes && { scopes: JSON.stringify(scopes) }),
     ...(audiences && { audiences: JSON.stringify(audiences) }),
+    ...(jwks !== undefined && { jwks: jwks === null ? null : JSON.stringify(jwks) }),
   }
 }
 
@@ -68,6 +70,13 @@ export function createOidcStore(db: Db): OidcStore {
         db.delete(oidcCodes).where(eq(oidcCodes.clientId, id)).run()
         db.delete(oidcConsents).where(eq(oidcConsents.clientId, id)).run()
         return changesOf(db.delete(oidcClients).where(eq(oidcClients.id, id)).run()) === 1
+      })
+    },
+    async spendClientAssertion(clientId, jtiHash, expiresAt, now) {
+      return immediate(db, () => {
+        // (a jti whose assertion has expired may be used again: only live ones are kept apart)
+        db.delete(clientAssertions).where(and(eq(clientAssertions.clientId, clientId), eq(clientAssertions.jtiHash, jtiHash), lte(clientAssertions.expiresAt, now))).run()
+        return changesOf(db.insert(clientAssertions).values({ clientId, jtiHash, expiresAt }).onConflictDoNothing().run()) === 1
       })
     },
     async insertCode(code) {

@@ -548,6 +548,8 @@ export const oidcClients = sqliteTable(
     tokenLifetimeSec: integer('token_lifetime_sec').notNull().default(900),
     /** A client that may use the device authorization grant (RFC 8628, product spec §26). */
     device: integer('device', { mode: 'boolean' }).notNull().default(false),
+    /** The public keys (a JWKS, JSON) of a client that authenticates with private_key_jwt (RFC 7523); null: a secret or none. */
+    jwks: text('jwks'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -619,6 +621,20 @@ export const deviceAuthorizations = sqliteTable(
     uniqueIndex('device_authorizations_user_code_idx').on(t.userCodeHash),
     index('device_authorizations_expires_idx').on(t.expiresAt),
   ],
+)
+
+// The jti of each client assertion (private_key_jwt, RFC 7523 §3) accepted, as SHA-256, kept
+// until the assertion expires: the same assertion presented again is refused.
+export const clientAssertions = sqliteTable(
+  'client_assertions',
+  {
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    jtiHash: text('jti_hash').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.jtiHash] }), index('client_assertions_expires_idx').on(t.expiresAt)],
 )
 
 // A user's consent to a third-party client, for the scopes listed (space-separated).

@@ -8,6 +8,7 @@ import { BearerRequired, OAuthError, invalidClient, invalidRequest } from '../..
 import { PROMPT_VALUES, SUPPORTED_SCOPES } from '../../core/oidc/authorization'
 import { DEVICE_GRANT_TYPE } from '../../core/oidc/device'
 import type { PresentedClient } from '../../core/oidc/clients'
+import { assertedClientId, CLIENT_ASSERTION_ALGS, CLIENT_ASSERTION_TYPE } from '../../core/oidc/client-assertion'
 import { ID_TOKEN_ALGS } from '../../core/oidc/types'
 import { formValue } from '../pages/forms'
 import { REPEATED_FIELDS } from '../plugins/body-limit'
@@ -37,10 +38,13 @@ export function discoveryDocument(issuer: string) {
     subject_types_supported: ['public'],
     // (RS256 first: Discovery §3 requires it, and a client that names none gets it)
     id_token_signing_alg_values_supported: [...ID_TOKEN_ALGS],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     // (a public client cannot introspect: it proves nobody)
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: [...PROMPT_VALUES],
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'at_hash', 'sid', 'name', 'given_name', 'family_name', 'email', 'email_verified', 'groups'],
@@ -56,13 +60,24 @@ const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' 
 
 /**
  * The client a token or revocation request names, and its secret: in an Authorization: Basic
- * header (client_secret_basic), in the body (client_secret_post), or client_id alone (none,
+ * header (client_secret_basic), in the body (client_secret_post), as a signed assertion
+ * (private_key_jwt, RFC 7523 §2.2: the client is the assertion's sub), or client_id alone (none,
  * for public clients). Two methods at once are refused (RFC 6749 §2.3).
  */
 export function presentedClient(request: Request, body: unknown): PresentedClient {
   const header = request.headers.get('authorization')
   const bodyId = formValue(body, 'client_id')
   const bodySecret = formValue(body, 'client_secret')
+  const assertionType = formValue(body, 'client_assertion_type')
+  const assertion = formValue(body, 'client_assertion')
+  if (assertion !== '' || assertionType !== '') {
+    if (assertionType !== CLIENT_ASSERTION_TYPE) throw invalidRequest(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`)
+    if (assertion === '') throw invalidRequest('client_assertion is required with client_assertion_type')
+    if (header !== null || bodySecret !== '') throw invalidRequest('use one client authentication method, not two')
+    const clientId = assertedClientId(assertion)
+    if (clientId === null || (bodyId !== '' && bodyId !== clientId)) throw invalidClient()
+    return { clientId, secret: null, assertion }
+  }
   if (header !== null) {
     const encoded = /^Basic +([A-Za-z0-9+/=]{1,1000}) *$/i.exec(header)?.[1]
     if (!encoded) throw invalidClient()
@@ -84,6 +99,12 @@ export function presentedClient(request: Request, body: unknown): PresentedClien
   if (bodyId === '') throw invalidClient()
   return { clientId: bodyId, secret: bodySecret === '' ? null : bodySecret }
 }
+
+/**
+ * What a client assertion's aud may be at an endpoint, for each spelling of the tenant's issuer: the issuer (RFC 7523bis, and what
+ * openid-client sends), the token endpoint (OpenID Connect Core §9), or the endpoint itself.
+ */
+export const assertionAudiences = (issuers: readonly string[], endpoint: string) => issuers.flatMap((issuer) => [issuer, `${issuer}/token`, `${issuer}/${endpoint}`])
 
 /** The endpoints that answer JSON (a client's back end or library reads them, never a person). */
 const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|introspect|device_authorization|jwks|\.well-known\/openid-configuration)$/

@@ -24,6 +24,7 @@ import m20 from './0020_session_last_use.sql' with { type: 'text' }
 import m21 from './0021_federation.sql' with { type: 'text' }
 import m22 from './0022_service_clients.sql' with { type: 'text' }
 import m23 from './0023_device_grant.sql' with { type: 'text' }
+import m24 from './0024_private_key_jwt.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -50,6 +51,7 @@ export const migrationFiles: Record<string, string> = {
   '0021_federation': m21,
   '0022_service_clients': m22,
   '0023_device_grant': m23,
+  '0024_private_key_jwt': m24,
 }
 
 export { journal }
