@@ -57,10 +57,10 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST',
     path: () => '/clients',
     valid: { name: 'Blog', redirectUris: ['https://blog.example/cb'] },
-    takes: 'name, redirectUris, postLogoutRedirectUris, public, firstParty, idTokenAlg, allowedGroups, groupsClaim, service, scopes, audiences, tokenLifetime, device',
+    takes: 'name, redirectUris, postLogoutRedirectUris, public, firstParty, idTokenAlg, allowedGroups, groupsClaim, service, scopes, audiences, tokenLifetime, device, jwks',
     illTyped: [{ name: 'Blog', redirectUris: ['https://blog.example/cb'], public: 'no' }, 'public must be a boolean'],
   },
-  { method: 'PATCH', path: (i) => `/clients/${i.clientId}`, valid: { name: 'Wiki 2' }, takes: 'name, redirectUris, postLogoutRedirectUris, firstParty, idTokenAlg, allowedGroups, groupsClaim, scopes, audiences, tokenLifetime', illTyped: [{ redirectUris: 'https://x.example/cb' }, 'redirectUris must be an array'] },
+  { method: 'PATCH', path: (i) => `/clients/${i.clientId}`, valid: { name: 'Wiki 2' }, takes: 'name, redirectUris, postLogoutRedirectUris, firstParty, idTokenAlg, allowedGroups, groupsClaim, scopes, audiences, tokenLifetime, jwks', illTyped: [{ redirectUris: 'https://x.example/cb' }, 'redirectUris must be an array'] },
   {
     method: 'POST',
     path: () => '/webhooks',

@@ -40,7 +40,7 @@ const jwks = () => createRemoteJWKSet(new URL(`${world.issuer}/jwks`))
 describe('client_credentials (RFC 6749 §4.4) for service clients', () => {
   it('issues an RFC 9068 access token for the tenant audience by default, and no refresh or ID token; discovery lists the grant', async () => {
     const { client, config } = await serviceClient({ tokenLifetime: '10m' })
-    expect(config.serverMetadata()).toMatchObject({ introspection_endpoint: `${world.issuer}/introspect`, introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'] })
+    expect(config.serverMetadata()).toMatchObject({ introspection_endpoint: `${world.issuer}/introspect`, introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] })
     expect(config.serverMetadata().grant_types_supported).toContain('client_credentials')
     const tokens = await oidc.clientCredentialsGrant(config)
     expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 600, scope: 'invoices:read invoices:write' })

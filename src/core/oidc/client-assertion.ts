@@ -64,6 +64,9 @@ export async function validateClientJwks(raw: unknown): Promise<ClientJwks> {
     const alg = importAlgOf(members, index)
     if (!(CLIENT_ASSERTION_ALGS as readonly string[]).includes(alg)) throw badRequest(`${where}: alg must be one of ${CLIENT_ASSERTION_ALGS.join(', ')}`)
     const publicKey = Object.fromEntries(PUBLIC_MEMBERS.filter((name) => members[name] !== undefined).map((name) => [name, members[name]]))
+    // An Ed25519 key signs as `EdDSA` or as `Ed25519` (RFC 9864's name, which openid-client
+    // sends): kept without alg, so either header finds it.
+    if (members.kty === 'OKP') delete publicKey.alg
     try {
       await importJWK(publicKey as JWK, alg)
     } catch {

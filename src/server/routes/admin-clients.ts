@@ -11,11 +11,21 @@ import { adminKeyGuard } from '../plugins/admin-key'
 import { strictBody } from '../plugins/strict-body'
 import { ADMIN_PREFIX } from './admin'
 
+const JwksSchema = t.Object({ keys: t.Array(t.Record(t.String(), t.Unknown())) }, { description: 'A JSON Web Key Set (RFC 7517 §5)' })
+const jwks = t.Optional(
+  t.Unknown({
+    description:
+      'Public keys (a JWKS, 1 to 10 keys: RSA of 2048 bits or more, EC P-256/P-384/P-521, Ed25519): the client authenticates with private_key_jwt (RFC 7523) and gets no secret. A private or symmetric key is refused. On update (a private_key_jwt client only) the set replaces the old one at once.',
+    examples: [{ keys: [{ kty: 'EC', crv: 'P-256', x: 'WbbaSStuffi7mDoAjnJ6OnNmrZh5n-ZjXDcC_3jGFjI', y: 'Q7qRZ6S2y6lhjAJXU3Hn2l_Lq6wCgGBrxzSSMC7aI30', kid: 'robot-2026' }] }],
+  }),
+)
 const ClientView = t.Object({
   clientId: t.String({ description: 'The client_id' }),
   tenantId: t.String({ format: 'uuid' }),
   name: t.String({ description: 'Shown to users on the consent page' }),
-  type: t.Union([t.Literal('confidential'), t.Literal('public')], { description: 'confidential: authenticates with its secret (client_secret_basic or client_secret_post); public: none, PKCE (S256) required' }),
+  type: t.Union([t.Literal('confidential'), t.Literal('public')], { description: 'confidential: authenticates with its secret or its keys; public: none, PKCE (S256) required' }),
+  authMethod: t.Union([t.Literal('client_secret'), t.Literal('private_key_jwt'), t.Literal('none')], { description: 'client_secret: its secret, as client_secret_basic or client_secret_post; private_key_jwt: an assertion signed with one of its keys (RFC 7523); none: a public client' }),
+  jwks: t.Union([JwksSchema, t.Null()], { description: "A private_key_jwt client's public keys; null otherwise" }),
   secretPrefix: t.Union([t.String(), t.Null()], { description: "The secret's first characters, to tell secrets apart (never the secret)" }),
   redirectUris: t.Array(t.String(), { description: 'Matched exactly at the authorization endpoint' }),
   postLogoutRedirectUris: t.Array(t.String()),
@@ -33,7 +43,7 @@ const ClientView = t.Object({
 })
 const WithSecret = t.Object({
   client: ClientView,
-  clientSecret: t.Union([t.String(), t.Null()], { description: 'Shown once, here only (null for a public client). Stored hashed: a lost secret is replaced with rotate-secret.' }),
+  clientSecret: t.Union([t.String(), t.Null()], { description: 'Shown once, here only (null for a public or private_key_jwt client). Stored hashed: a lost secret is replaced with rotate-secret.' }),
 })
 const clientParams = t.Object({ clientId: t.String() })
 const GrantView = t.Object({
@@ -88,6 +98,7 @@ export const adminClientRoutes = (deps: Deps) =>
           audiences,
           tokenLifetime,
           device: t.Optional(t.Boolean({ description: 'May use the device authorization grant (RFC 8628): a CLI tool or TV signs a person in through /t/{tenant}/device. Public or confidential; redirect URIs then optional. Not for a service client.' })),
+          jwks,
         }),
         detail: {
           summary: 'Register an OpenID Connect client',
@@ -110,7 +121,7 @@ export const adminClientRoutes = (deps: Deps) =>
       adminKey: true,
       parse: 'json',
       params: clientParams,
-      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg, allowedGroups, groupsClaim, scopes, audiences, tokenLifetime }),
+      ...strictBody({ name: t.Optional(t.String()), redirectUris: uris('Replaces the list'), postLogoutRedirectUris: uris('Replaces the list'), firstParty: t.Optional(t.Boolean()), idTokenAlg, allowedGroups, groupsClaim, scopes, audiences, tokenLifetime, jwks }),
       detail: {
         summary: 'Change an OpenID Connect client',
         description: 'What is given replaces what was; a client stays public or confidential, and a service client stays one.',
@@ -129,7 +140,7 @@ export const adminClientRoutes = (deps: Deps) =>
         params: clientParams,
         detail: {
           summary: "Replace a confidential client's secret",
-          description: 'The old secret stops working at once; the new one is in this answer only.',
+          description: 'The old secret stops working at once; the new one is in this answer only. A private_key_jwt client has no secret (400): its keys are replaced with PATCH jwks.',
           security: ADMIN_KEY,
           responses: responses({ status: 200, description: 'The new secret', data: WithSecret }, [400, 401, 403, 404, 503]),
         },
