@@ -7,7 +7,7 @@ import { createClient } from '../../src/core/oidc/clients'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { databaseEnv } from '../helpers'
-import { addMembers, createGroup } from '../../src/core/groups/groups'
+import { addMembers, createGroup, removeMembers } from '../../src/core/groups/groups'
 import { fieldError, formOn, noticeText, problemText } from '../pages'
 import { loadConfig } from '../../src/config'
 import { relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
@@ -133,23 +133,61 @@ describe('the device authorization grant (RFC 8628)', () => {
     expect(await refusal(oidc.initiateDeviceAuthorization(config, { scope: 'profile' }))).toBe('invalid_scope')
   })
 
-  it('refuses the approval of a user the client does not admit by its groups, and leaves the code to someone it admits', async () => {
+  it('refuses a user the client does not admit by its groups once the code is looked up, offering another account (a sign-out with the form token), after which a member finds the code filled in', async () => {
     world = await startOidcWorld()
     const outsider = await world.ctx.addUser()
     const member = await world.ctx.addUser()
     const group = await createGroup(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops' })
     await addMembers(world.ctx.runtime, group.id, [member.userId])
-    const { config } = await deviceClient({ allowedGroups: ['ops'] })
+    const { client, config } = await deviceClient({ allowedGroups: ['ops'] })
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
-    const first = await signedInAt(started.verification_uri, outsider.email)
-    const { answer } = await decide(first.agent, first.page, started.user_code, 'approve')
-    expect({ status: answer.status, problem: problemText(answer.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
-    // nor can an outsider who learnt the code end the member's sign-in by denying it
-    const denial = await decide(first.agent, first.page, started.user_code, 'deny')
-    expect(denial.answer.status).toBe(403)
-    const second = await signedInAt(started.verification_uri, member.email)
-    await decide(second.agent, second.page, started.user_code, 'approve')
+    const back = `${pathOf(world.issuer)}/device?${new URLSearchParams({ user_code: started.user_code })}`
+    const { agent, page } = await signedInAt(started.verification_uri, outsider.email)
+    const typed = formOn(page.html, '/device')
+    // (typed in lower case without the dash: the way back carries the code as shown)
+    const refused = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code.toLowerCase().replace('-', '') } })
+    expect({ status: refused.status, problem: problemText(refused.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
+    expect(refused.html).not.toContain('/device/decide')
+    const signOut = formOn(refused.html, '/logout')
+    expect(signOut.hidden).toEqual({ _form: typed.hidden._form!, return_to: back })
+    // Nor can an outsider who learnt the code approve it, or end the member's sign-in by denying
+    // it, by posting the decision by hand: refused at the decision, with the same way out.
+    for (const decision of ['approve', 'deny']) {
+      const posted = await agent.send(`${pathOf(world.issuer)}/device/decide`, { form: { _form: typed.hidden._form!, user_code: started.user_code, decision } })
+      expect({ status: posted.status, problem: problemText(posted.html), back: formOn(posted.html, '/logout').hidden.return_to }).toEqual({ status: 403, problem: expect.stringContaining('only for members'), back })
+    }
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'authorization_pending' })
+    // "Sign out and use another account", as a browser without JavaScript: signed out, the login
+    // form, and after the member signs in, the device page with the code filled in.
+    const login = await agent.follow(signOut.action, { form: signOut.hidden })
+    expect(login.html).toContain('name="password"')
+    const again = await agent.signIn(login, member.email)
+    expect(again.status).toBe(200)
+    expect(again.html).toContain(`value="${started.user_code}"`)
+    const { confirm } = await decide(agent, again, started.user_code, 'approve')
+    expect(confirm.html).toContain('Acme CLI')
     expect((await pollNow(config, started)).claims()?.sub).toBe(member.userId)
+    const denied = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'oidc.access_denied', limit: 10 })
+    expect(denied.map((e) => e.userId)).toEqual([outsider.userId, outsider.userId, outsider.userId])
+  })
+
+  it('refuses at the decision a user who left the allowed groups after the confirmation was shown, offering another account there too', async () => {
+    world = await startOidcWorld()
+    const member = await world.ctx.addUser()
+    const group = await createGroup(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops' })
+    await addMembers(world.ctx.runtime, group.id, [member.userId])
+    const { client, config } = await deviceClient({ allowedGroups: ['ops'] })
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    const { agent, page } = await signedInAt(started.verification_uri, member.email)
+    const typed = formOn(page.html, '/device')
+    const confirm = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code } })
+    expect(confirm.status).toBe(200)
+    await removeMembers(world.ctx.runtime, group.id, [member.userId])
+    const form = formOn(confirm.html, '/device/decide')
+    const answer = await agent.send(form.action, { form: { ...form.hidden, decision: 'approve' } })
+    expect({ status: answer.status, problem: problemText(answer.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
+    expect(formOn(answer.html, '/logout').hidden.return_to).toBe(`${pathOf(world.issuer)}/device?${new URLSearchParams({ user_code: started.user_code })}`)
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'authorization_pending' })
   })
 
   it('counts wrong user codes per client IP before judging them (a burst as a run), then refuses even a right one', async () => {
