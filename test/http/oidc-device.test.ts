@@ -203,6 +203,51 @@ describe('the device authorization grant (RFC 8628)', () => {
     expect(burst.map((a) => a.status).sort()).toEqual([400, 400, 429, 429, 429])
     const right = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code } })
     expect({ status: right.status, problem: problemText(right.html) }).toEqual({ status: 429, problem: expect.stringContaining('Too many attempts') })
+    // Another account at the same address is refused too, by the address's count alone.
+    const other = await signedInAt(started.verification_uri, (await world.ctx.addUser()).email)
+    const otherTyped = formOn(other.page.html, '/device')
+    const otherRight = await other.agent.send(otherTyped.action, { form: { ...otherTyped.hidden, user_code: started.user_code } })
+    expect({ status: otherRight.status, retryAfter: otherRight.headers.get('retry-after') }).toEqual({ status: 429, retryAfter: expect.stringMatching(/^[1-9][0-9]*$/) })
+    await world.ctx.runtime.refusals.flush(world.ctx.runtime.store)
+    const limited = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'device_code.limited', limit: 10 })
+    expect(limited.map((e) => e.detail?.limits)).toContainEqual(['device-code:ip'])
+  })
+
+  it('counts wrong user codes per signed-in account too, across client IPs, then refuses even a right one; another account at the same addresses is not refused', async () => {
+    world = await startOidcWorld({}, { AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '3', AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
+    const guesser = await world.ctx.addUser()
+    const bystander = await world.ctx.addUser()
+    const { config } = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    /** A signed-in browser's look-up of a code from 198.51.100.{n} (through the trusted proxy at 127.0.0.1). */
+    const lookUpAs = async (email: string) => {
+      const { agent, page } = await signedInAt(started.verification_uri, email)
+      const typed = formOn(page.html, '/device')
+      return (code: string, n: number) => agent.send(typed.action, { form: { ...typed.hidden, user_code: code }, headers: { 'x-forwarded-for': `198.51.100.${n}` } })
+    }
+    const guess = await lookUpAs(guesser.email)
+    // One wrong code from each of three addresses: no address has spent its budget, the account has.
+    for (const [n, code] of [[1, 'BBBB-BBBB'], [2, 'CCCC-CCCC'], [3, 'DDDD-DDDD']] as const) expect((await guess(code, n)).status).toBe(400)
+    const fourth = await guess('FFFF-FFFF', 4)
+    expect({ status: fourth.status, problem: problemText(fourth.html), retryAfter: fourth.headers.get('retry-after') }).toEqual({
+      status: 429,
+      problem: expect.stringContaining('Too many attempts'),
+      retryAfter: expect.stringMatching(/^[1-9][0-9]*$/),
+    })
+    expect((await guess(started.user_code, 5)).status).toBe(429)
+    // Another account from the addresses the guesser used: their counts do not refuse it.
+    const other = await lookUpAs(bystander.email)
+    expect((await other('GGGG-GGGG', 1)).status).toBe(400)
+    expect((await other('HHHH-HHHH', 2)).status).toBe(400)
+    const right = await other(started.user_code, 3)
+    expect({ status: right.status, decide: formOn(right.html, '/device/decide').action }).toEqual({ status: 200, decide: `${pathOf(world.issuer)}/device/decide` })
+    // The refusals name the per-account rule alone.
+    await world.ctx.runtime.refusals.flush(world.ctx.runtime.store)
+    const limited = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'device_code.limited', limit: 10 })
+    expect(limited.map((e) => [e.ip, e.detail?.limits]).sort()).toEqual([
+      ['198.51.100.4', ['device-code:user']],
+      ['198.51.100.5', ['device-code:user']],
+    ])
   })
 
   it('speaks German to a German browser', async () => {

@@ -7,7 +7,7 @@
 // the same grant, the same tokens.
 import { audit, auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { ipSubject, reserveGuess, settle, spendBudget } from '../guards/limits'
+import { ipSubject, reserveGuess, settle, spendBudget, type Rule } from '../guards/limits'
 import { randomToken, sha256 } from '../secrets'
 import type { Caller } from '../sessions/signed-in-user'
 import type { Tenant } from '../types'
@@ -140,14 +140,18 @@ export type DeviceLookup =
 
 /**
  * The device authorization a typed user code names, for the signed-in person on the device
- * page. Every look-up is a guess, counted per client IP before the code is looked at
- * (reserveGuess: a burst of guesses counts as the same guesses in a row); a code that names a
- * real authorization takes its own count back, a wrong one keeps it. A live code of
+ * page. Every look-up is a guess, counted per client IP and per account before the code is
+ * looked at (reserveGuess: a burst of guesses counts as the same guesses in a row); a code that
+ * names a real authorization takes its own counts back, a wrong one keeps them. A live code of
  * a client that does not admit the person (its allowed groups, product spec §23) is 'refused'
  * here already, before anything is shown of it to decide on (decideDevice asks again).
  */
 export async function findByUserCode(deps: Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'refusals' | 'limitRules'>, tenant: Tenant, typed: string, caller: Caller, actor: Actor): Promise<DeviceLookup> {
-  const guess = await reserveGuess(deps, [[deps.limitRules.deviceCodeIp, ipSubject(actor.ip)]], { type: 'device_code.limited', actor, tenantId: tenant.id })
+  const checks: Array<[Rule, string]> = [
+    [deps.limitRules.deviceCodeIp, ipSubject(actor.ip)],
+    [deps.limitRules.deviceCodeUser, caller.user.id],
+  ]
+  const guess = await reserveGuess(deps, checks, { type: 'device_code.limited', actor, tenantId: tenant.id })
   const key = userCodeKey(typed)
   const found = key === null ? null : await deps.store.oidc.findDeviceAuthorization({ userCodeHash: sha256(key) })
   const client = found && found.tenantId === tenant.id ? await deps.store.oidc.getClient(found.clientId) : null

@@ -2,8 +2,8 @@
 // first (the login page, return_to back here with the code), the person types the code the
 // device shows (or finds it filled in from verification_uri_complete), sees the client and the
 // scopes, and approves or denies. A code in the URL is only filled in, never looked up or
-// approved by following a link. Every look-up of a code counts against the client IP's guesses
-// (core/oidc/device.ts findByUserCode). A person the client does not admit
+// approved by following a link. Every look-up of a code counts against the client IP's and the
+// account's guesses (core/oidc/device.ts findByUserCode). A person the client does not admit
 // is told so, with the sign-out form to come back as someone else. No JavaScript.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
