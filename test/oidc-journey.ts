@@ -72,8 +72,9 @@ export class UserAgent {
     private readonly fetcher: (request: Request) => Promise<Response> = fetch,
   ) {}
 
-  async send(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = {}
+  /** @param init.headers more request headers (an X-Forwarded-For, where a trusted proxy is configured) */
+  async send(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...init.headers }
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([n, v]) => `${n}=${v}`).join('; ')
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded'

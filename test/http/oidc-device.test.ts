@@ -7,7 +7,7 @@ import { createClient } from '../../src/core/oidc/clients'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { databaseEnv } from '../helpers'
-import { addMembers, createGroup } from '../../src/core/groups/groups'
+import { addMembers, createGroup, removeMembers } from '../../src/core/groups/groups'
 import { fieldError, formOn, noticeText, problemText } from '../pages'
 import { loadConfig } from '../../src/config'
 import { relyingParty, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
@@ -133,23 +133,61 @@ describe('the device authorization grant (RFC 8628)', () => {
     expect(await refusal(oidc.initiateDeviceAuthorization(config, { scope: 'profile' }))).toBe('invalid_scope')
   })
 
-  it('refuses the approval of a user the client does not admit by its groups, and leaves the code to someone it admits', async () => {
+  it('refuses a user the client does not admit by its groups once the code is looked up, offering another account (a sign-out with the form token), after which a member finds the code filled in', async () => {
     world = await startOidcWorld()
     const outsider = await world.ctx.addUser()
     const member = await world.ctx.addUser()
     const group = await createGroup(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops' })
     await addMembers(world.ctx.runtime, group.id, [member.userId])
-    const { config } = await deviceClient({ allowedGroups: ['ops'] })
+    const { client, config } = await deviceClient({ allowedGroups: ['ops'] })
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
-    const first = await signedInAt(started.verification_uri, outsider.email)
-    const { answer } = await decide(first.agent, first.page, started.user_code, 'approve')
-    expect({ status: answer.status, problem: problemText(answer.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
-    // nor can an outsider who learnt the code end the member's sign-in by denying it
-    const denial = await decide(first.agent, first.page, started.user_code, 'deny')
-    expect(denial.answer.status).toBe(403)
-    const second = await signedInAt(started.verification_uri, member.email)
-    await decide(second.agent, second.page, started.user_code, 'approve')
+    const back = `${pathOf(world.issuer)}/device?${new URLSearchParams({ user_code: started.user_code })}`
+    const { agent, page } = await signedInAt(started.verification_uri, outsider.email)
+    const typed = formOn(page.html, '/device')
+    // (typed in lower case without the dash: the way back carries the code as shown)
+    const refused = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code.toLowerCase().replace('-', '') } })
+    expect({ status: refused.status, problem: problemText(refused.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
+    expect(refused.html).not.toContain('/device/decide')
+    const signOut = formOn(refused.html, '/logout')
+    expect(signOut.hidden).toEqual({ _form: typed.hidden._form!, return_to: back })
+    // Nor can an outsider who learnt the code approve it, or end the member's sign-in by denying
+    // it, by posting the decision by hand: refused at the decision, with the same way out.
+    for (const decision of ['approve', 'deny']) {
+      const posted = await agent.send(`${pathOf(world.issuer)}/device/decide`, { form: { _form: typed.hidden._form!, user_code: started.user_code, decision } })
+      expect({ status: posted.status, problem: problemText(posted.html), back: formOn(posted.html, '/logout').hidden.return_to }).toEqual({ status: 403, problem: expect.stringContaining('only for members'), back })
+    }
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'authorization_pending' })
+    // "Sign out and use another account", as a browser without JavaScript: signed out, the login
+    // form, and after the member signs in, the device page with the code filled in.
+    const login = await agent.follow(signOut.action, { form: signOut.hidden })
+    expect(login.html).toContain('name="password"')
+    const again = await agent.signIn(login, member.email)
+    expect(again.status).toBe(200)
+    expect(again.html).toContain(`value="${started.user_code}"`)
+    const { confirm } = await decide(agent, again, started.user_code, 'approve')
+    expect(confirm.html).toContain('Acme CLI')
     expect((await pollNow(config, started)).claims()?.sub).toBe(member.userId)
+    const denied = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'oidc.access_denied', limit: 10 })
+    expect(denied.map((e) => e.userId)).toEqual([outsider.userId, outsider.userId, outsider.userId])
+  })
+
+  it('refuses at the decision a user who left the allowed groups after the confirmation was shown, offering another account there too', async () => {
+    world = await startOidcWorld()
+    const member = await world.ctx.addUser()
+    const group = await createGroup(world.ctx.runtime, { tenantId: world.ctx.tenantId, name: 'ops' })
+    await addMembers(world.ctx.runtime, group.id, [member.userId])
+    const { client, config } = await deviceClient({ allowedGroups: ['ops'] })
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    const { agent, page } = await signedInAt(started.verification_uri, member.email)
+    const typed = formOn(page.html, '/device')
+    const confirm = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code } })
+    expect(confirm.status).toBe(200)
+    await removeMembers(world.ctx.runtime, group.id, [member.userId])
+    const form = formOn(confirm.html, '/device/decide')
+    const answer = await agent.send(form.action, { form: { ...form.hidden, decision: 'approve' } })
+    expect({ status: answer.status, problem: problemText(answer.html) }).toEqual({ status: 403, problem: expect.stringContaining('only for members') })
+    expect(formOn(answer.html, '/logout').hidden.return_to).toBe(`${pathOf(world.issuer)}/device?${new URLSearchParams({ user_code: started.user_code })}`)
+    expect(await poll(client.id, started.device_code)).toMatchObject({ error: 'authorization_pending' })
   })
 
   it('counts wrong user codes per client IP before judging them (a burst as a run), then refuses even a right one', async () => {
@@ -165,6 +203,51 @@ describe('the device authorization grant (RFC 8628)', () => {
     expect(burst.map((a) => a.status).sort()).toEqual([400, 400, 429, 429, 429])
     const right = await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code } })
     expect({ status: right.status, problem: problemText(right.html) }).toEqual({ status: 429, problem: expect.stringContaining('Too many attempts') })
+    // Another account at the same address is refused too, by the address's count alone.
+    const other = await signedInAt(started.verification_uri, (await world.ctx.addUser()).email)
+    const otherTyped = formOn(other.page.html, '/device')
+    const otherRight = await other.agent.send(otherTyped.action, { form: { ...otherTyped.hidden, user_code: started.user_code } })
+    expect({ status: otherRight.status, retryAfter: otherRight.headers.get('retry-after') }).toEqual({ status: 429, retryAfter: expect.stringMatching(/^[1-9][0-9]*$/) })
+    await world.ctx.runtime.refusals.flush(world.ctx.runtime.store)
+    const limited = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'device_code.limited', limit: 10 })
+    expect(limited.map((e) => e.detail?.limits)).toContainEqual(['device-code:ip'])
+  })
+
+  it('counts wrong user codes per signed-in account too, across client IPs, then refuses even a right one; another account at the same addresses is not refused', async () => {
+    world = await startOidcWorld({}, { AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '3', AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
+    const guesser = await world.ctx.addUser()
+    const bystander = await world.ctx.addUser()
+    const { config } = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    /** A signed-in browser's look-up of a code from 198.51.100.{n} (through the trusted proxy at 127.0.0.1). */
+    const lookUpAs = async (email: string) => {
+      const { agent, page } = await signedInAt(started.verification_uri, email)
+      const typed = formOn(page.html, '/device')
+      return (code: string, n: number) => agent.send(typed.action, { form: { ...typed.hidden, user_code: code }, headers: { 'x-forwarded-for': `198.51.100.${n}` } })
+    }
+    const guess = await lookUpAs(guesser.email)
+    // One wrong code from each of three addresses: no address has spent its budget, the account has.
+    for (const [n, code] of [[1, 'BBBB-BBBB'], [2, 'CCCC-CCCC'], [3, 'DDDD-DDDD']] as const) expect((await guess(code, n)).status).toBe(400)
+    const fourth = await guess('FFFF-FFFF', 4)
+    expect({ status: fourth.status, problem: problemText(fourth.html), retryAfter: fourth.headers.get('retry-after') }).toEqual({
+      status: 429,
+      problem: expect.stringContaining('Too many attempts'),
+      retryAfter: expect.stringMatching(/^[1-9][0-9]*$/),
+    })
+    expect((await guess(started.user_code, 5)).status).toBe(429)
+    // Another account from the addresses the guesser used: their counts do not refuse it.
+    const other = await lookUpAs(bystander.email)
+    expect((await other('GGGG-GGGG', 1)).status).toBe(400)
+    expect((await other('HHHH-HHHH', 2)).status).toBe(400)
+    const right = await other(started.user_code, 3)
+    expect({ status: right.status, decide: formOn(right.html, '/device/decide').action }).toEqual({ status: 200, decide: `${pathOf(world.issuer)}/device/decide` })
+    // The refusals name the per-account rule alone.
+    await world.ctx.runtime.refusals.flush(world.ctx.runtime.store)
+    const limited = await world.ctx.runtime.store.audit.query({ tenantId: world.ctx.tenantId, type: 'device_code.limited', limit: 10 })
+    expect(limited.map((e) => [e.ip, e.detail?.limits]).sort()).toEqual([
+      ['198.51.100.4', ['device-code:user']],
+      ['198.51.100.5', ['device-code:user']],
+    ])
   })
 
   it('speaks German to a German browser', async () => {

@@ -58,6 +58,10 @@ export function limitRules(config: Pick<Config, 'limits'>) {
     // Device user codes typed at /t/{tenant}/device, per client IP (or IPv6 /64), like OTPs. A
     // right code never ends the run: anyone can start a device authorization and type its code.
     deviceCodeIp: backoff('device-code:ip', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
+    // ... and per signed-in account, the same numbers: a guesser spreading over many addresses
+    // gets one account's budget, not one per address. (Only the account's own sessions count
+    // here: nobody else can spend it, so it locks no one else out.)
+    deviceCodeUser: backoff('device-code:user', l.otpFailuresBeforeLockout, otpLockMs, otpLockMs, false),
   }
 }
 

@@ -7,7 +7,7 @@
 // the same grant, the same tokens.
 import { audit, auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { ipSubject, reserveGuess, settle, spendBudget } from '../guards/limits'
+import { ipSubject, reserveGuess, settle, spendBudget, type Rule } from '../guards/limits'
 import { randomToken, sha256 } from '../secrets'
 import type { Caller } from '../sessions/signed-in-user'
 import type { Tenant } from '../types'
@@ -132,23 +132,41 @@ export async function deviceCodeGrant(deps: TokenDeps, tenant: Tenant, issuer: s
   throw new OAuthError('authorization_pending', 'the user has not yet approved or denied the request')
 }
 
-export type DeviceLookup = { status: 'pending'; authorization: DeviceAuthorization; client: OidcClient; scopes: string[] } | { status: 'used' } | { status: 'unknown' }
+export type DeviceLookup =
+  | { status: 'pending'; authorization: DeviceAuthorization; client: OidcClient; scopes: string[] }
+  | { status: 'refused'; client: OidcClient }
+  | { status: 'used' }
+  | { status: 'unknown' }
 
 /**
- * The device authorization a typed user code names, for the device page. Every look-up is a
- * guess, counted per client IP before the code is looked at (reserveGuess: a burst of guesses
- * counts as the same guesses in a row); a code that names a real authorization takes its own
- * count back, a wrong one keeps it.
+ * The device authorization a typed user code names, for the signed-in person on the device
+ * page. Every look-up is a guess, counted per client IP and per account before the code is
+ * looked at (reserveGuess: a burst of guesses counts as the same guesses in a row); a code that
+ * names a real authorization takes its own counts back, a wrong one keeps them. A live code of
+ * a client that does not admit the person (its allowed groups, product spec §23) is 'refused'
+ * here already, before anything is shown of it to decide on (decideDevice asks again).
  */
-export async function findByUserCode(deps: Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'refusals' | 'limitRules'>, tenant: Tenant, typed: string, actor: Actor): Promise<DeviceLookup> {
-  const guess = await reserveGuess(deps, [[deps.limitRules.deviceCodeIp, ipSubject(actor.ip)]], { type: 'device_code.limited', actor, tenantId: tenant.id })
+export async function findByUserCode(deps: Pick<Deps, 'store' | 'clock' | 'serverKeys' | 'refusals' | 'limitRules'>, tenant: Tenant, typed: string, caller: Caller, actor: Actor): Promise<DeviceLookup> {
+  const checks: Array<[Rule, string]> = [
+    [deps.limitRules.deviceCodeIp, ipSubject(actor.ip)],
+    [deps.limitRules.deviceCodeUser, caller.user.id],
+  ]
+  const guess = await reserveGuess(deps, checks, { type: 'device_code.limited', actor, tenantId: tenant.id })
   const key = userCodeKey(typed)
   const found = key === null ? null : await deps.store.oidc.findDeviceAuthorization({ userCodeHash: sha256(key) })
   const client = found && found.tenantId === tenant.id ? await deps.store.oidc.getClient(found.clientId) : null
   if (!found || !client) return { status: 'unknown' }
   await settle(deps, guess, 'success')
   if (found.status !== 'pending' || found.expiresAt <= deps.clock.now()) return { status: 'used' }
+  if (!(await admitted(deps, tenant, client, caller, actor))) return { status: 'refused', client }
   return { status: 'pending', authorization: found, client, scopes: found.scope.split(' ') }
+}
+
+/** Whether the client admits the caller by its allowed groups; a refusal is audited, as at the authorization endpoint. */
+async function admitted(deps: Pick<Deps, 'store' | 'clock'>, tenant: Tenant, client: OidcClient, caller: Caller, actor: Actor): Promise<boolean> {
+  if ((await accessAtClient(deps, client, caller.user.id)).allowed) return true
+  await audit(deps, 'oidc.access_denied', actor, { tenantId: tenant.id, userId: caller.user.id, detail: { clientId: client.id } })
+  return false
 }
 
 /**
@@ -168,10 +186,7 @@ export async function decideDevice(
   const { authorization, client } = found
   const now = deps.clock.now()
   const about = { tenantId: tenant.id, userId: caller.user.id, detail: { clientId: client.id, scope: authorization.scope } }
-  if (!(await accessAtClient(deps, client, caller.user.id)).allowed) {
-    await audit(deps, 'oidc.access_denied', actor, { ...about, detail: { clientId: client.id } })
-    return 'refused'
-  }
+  if (!(await admitted(deps, tenant, client, caller, actor))) return 'refused'
   if (decision === 'deny') {
     const denied = await deps.store.oidc.decideDeviceAuthorization(authorization.id, { status: 'denied', userId: caller.user.id, now, code: null })
     if (denied) await audit(deps, 'oidc.device_denied', actor, about)

@@ -2,13 +2,15 @@
 // first (the login page, return_to back here with the code), the person types the code the
 // device shows (or finds it filled in from verification_uri_complete), sees the client and the
 // scopes, and approves or denies. A code in the URL is only filled in, never looked up or
-// approved by following a link. Every look-up of a code counts against the client IP's guesses
-// (core/oidc/device.ts findByUserCode). No JavaScript.
+// approved by following a link. Every look-up of a code counts against the client IP's and the
+// account's guesses (core/oidc/device.ts findByUserCode). A person the client does not admit
+// is told so, with the sign-out form to come back as someone else. No JavaScript.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { decideDevice, findByUserCode, formatUserCode, userCodeKey, type DeviceLookup } from '../../core/oidc/device'
 import { tenantTitle } from '../../core/tenants/tenants'
 import { clientActor } from '../plugins/client-ip'
+import type { Caller } from '../../core/sessions/signed-in-user'
 import { field, form, formValue, notice, problems, type FormState } from './forms'
 import { html } from './html'
 import { openPage, PAGE_PREFIX, type Page, type PageRequest } from './page'
@@ -43,24 +45,39 @@ function confirmPage(page: Page, found: Extract<DeviceLookup, { status: 'pending
   return page.render(t('device.confirm.title', { client }), main)
 }
 
-/** The login page, coming back here with the code (filled in, not looked up). */
+/** This page again with the code filled in (not looked up). */
+const withCode = (page: Page, code: string) => `${page.base}/device${code ? `?${new URLSearchParams({ user_code: code })}` : ''}`
+
+/** The login page, coming back here with the code. */
 function signInFirst(page: Page, code: string) {
-  const back = `${page.base}/device${code ? `?${new URLSearchParams({ user_code: code })}` : ''}`
-  return page.redirect(`${page.base}/login?${new URLSearchParams({ return_to: back })}`)
+  return page.redirect(`${page.base}/login?${new URLSearchParams({ return_to: withCode(page, code) })}`)
+}
+
+/**
+ * A person the client does not admit by its allowed groups (product spec §23): told so, and
+ * offered what the authorization endpoint's no-access page offers, the sign-out form (a POST
+ * with the form token) that comes back here after the next sign-in, the code filled in.
+ */
+function refusedPage(page: Page, client: string, code: string) {
+  const { t } = page
+  const main = html`${problems(t, { formError: t('device.refused', { client }) })}
+${form({ action: `${page.base}/logout`, token: page.token, submit: t('oidc.denied.switch'), hidden: { return_to: withCode(page, code) } })}`
+  return page.render(t('oidc.denied.title', { client }), main, { status: 403 })
 }
 
 /** The code looked up (one guess), or the code form again with why not. */
-async function lookUp(deps: Deps, page: Page, code: string): Promise<{ found: Extract<DeviceLookup, { status: 'pending' }> } | { answer: string }> {
+async function lookUp(deps: Deps, page: Page, caller: Caller, code: string): Promise<{ found: Extract<DeviceLookup, { status: 'pending' }> } | { answer: string }> {
   const values = { user_code: code }
   let found: DeviceLookup
   try {
-    found = await findByUserCode(deps, page.tenant, code, page.actor)
+    found = await findByUserCode(deps, page.tenant, code, caller, page.actor)
   } catch (error) {
     const { state, status, retryAfter } = problemOf(page.t, error, {})
     return { answer: codePage(page, { ...state, values }, status, retryAfter) }
   }
   if (found.status === 'unknown') return { answer: codePage(page, { values, errors: { user_code: page.t('device.unknown') } }, 400) }
   if (found.status === 'used') return { answer: codePage(page, { formError: page.t('device.used') }, 400) }
+  if (found.status === 'refused') return { answer: refusedPage(page, found.client.name, formatUserCode(userCodeKey(code)!)) }
   return { found }
 }
 
@@ -78,7 +95,7 @@ export const devicePages = (deps: Deps) =>
       const code = typedCode(formValue(ctx.body, 'user_code'))
       if (!page.caller) return signInFirst(page, code)
       if (code === '') return codePage(page, { errors: { user_code: page.t('field.required') } }, 400)
-      const looked = await lookUp(deps, page, code)
+      const looked = await lookUp(deps, page, page.caller, code)
       if ('answer' in looked) return looked.answer
       return confirmPage(page, looked.found, formatUserCode(userCodeKey(code)!))
     })
@@ -86,11 +103,11 @@ export const devicePages = (deps: Deps) =>
       const page = await openPage(deps, ctx, true)
       const code = typedCode(formValue(ctx.body, 'user_code'))
       if (!page.caller) return signInFirst(page, code)
-      const looked = await lookUp(deps, page, code)
+      const looked = await lookUp(deps, page, page.caller, code)
       if ('answer' in looked) return looked.answer
       const decision = formValue(ctx.body, 'decision') === 'approve' ? 'approve' : 'deny'
       const outcome = await decideDevice(deps, page.tenant, looked.found, page.caller, decision, page.actor)
       if (outcome === 'used') return codePage(page, { formError: page.t('device.used') }, 400)
-      if (outcome === 'refused') return codePage(page, { formError: page.t('device.refused', { client: looked.found.client.name }) }, 403)
+      if (outcome === 'refused') return refusedPage(page, looked.found.client.name, formatUserCode(userCodeKey(code)!))
       return codePage(page, { notice: page.t(outcome === 'approved' ? 'device.approved' : 'device.denied') })
     })

@@ -181,7 +181,7 @@ export const de: Catalogue = {
   'device.deny': 'Ablehnen',
   'device.approved': 'Fertig: Ihr Gerät ist angemeldet. Sie können jetzt zu ihm zurückkehren.',
   'device.denied': 'Abgelehnt: Das Gerät wurde nicht angemeldet.',
-  'device.refused': '{client} ist nur für Mitglieder bestimmter Gruppen, und Sie sind in keiner davon. Bitten Sie eine Administratorin oder einen Administrator um Zugang.',
+  'device.refused': '{client} ist nur für Mitglieder bestimmter Gruppen, und Sie sind in keiner davon. Bitten Sie eine Administratorin oder einen Administrator um Zugang, oder melden Sie sich ab, um ein anderes Konto zu verwenden.',
   'error.title': 'Etwas stimmt nicht',
   'error.rateLimited': 'Zu viele Versuche. Versuchen Sie es {wait} erneut.',
   'error.unavailable': 'Der Dienst ist ausgelastet. Versuchen Sie es gleich noch einmal.',

@@ -181,7 +181,7 @@ export const en = {
   'device.deny': 'Deny',
   'device.approved': 'Done: your device is signed in. You can go back to it now.',
   'device.denied': 'Denied: the device was not signed in.',
-  'device.refused': '{client} is only for members of certain groups, and you are not in any of them. Ask an administrator for access.',
+  'device.refused': '{client} is only for members of certain groups, and you are not in any of them. Ask an administrator for access, or sign out to sign in with another account.',
   'error.title': 'Something is wrong',
   'error.rateLimited': 'Too many attempts. Try again {wait}.',
   'error.unavailable': 'The service is busy. Try again in a moment.',
