@@ -207,3 +207,16 @@ describe('service clients through the CLI and the admin API', () => {
     expect((await admin('POST', '/clients', { name: 'Wiki', redirectUris: [CALLBACK], tokenLifetime: 60 })).status).toBe(400)
   })
 })
+
+describe('revoking a service token (RFC 7009)', () => {
+  it('is refused as unsupported_token_type, never a 200 that leaves the token active; another client’s token is none of its business', async () => {
+    const { config } = await serviceClient()
+    const { access_token: token } = await oidc.clientCredentialsGrant(config, { resource: API })
+    expect(await refusal(oidc.tokenRevocation(config, token))).toEqual({ error: 'unsupported_token_type', status: 400 })
+    expect(await introspect(config, token)).toMatchObject({ active: true })
+    // (a token that is not its own, or no token at all, is answered 200 as RFC 7009 §2.2 asks)
+    const other = await serviceClient()
+    expect(await refusal(oidc.tokenRevocation(other.config, token))).toBeNull()
+    expect(await refusal(oidc.tokenRevocation(config, 'garbage'))).toBeNull()
+  })
+})

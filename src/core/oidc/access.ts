@@ -90,10 +90,20 @@ export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'
     const live = found !== null && found.family.revokedAt === null && found.family.expiresAt > deps.clock.now()
     if (live && found.family.clientId && found.family.tenantId === tenant.id) family = found.family
   }
+  // A service token of this client has no grant to end: saying 200 would tell the client it is
+  // gone while introspection still calls it active (RFC 7009 §2.2.1 has this error for it).
+  if (family === null && client.service && (await isOwnServiceToken(deps, issuer, client, token))) {
+    throw new OAuthError('unsupported_token_type', 'a service token cannot be revoked: it ends at its expiry, or when its client is deleted')
+  }
   if (family === null) return
   if (family.clientId !== client.id) throw new OAuthError('unauthorized_client', 'the token was not issued to this client')
   const revoked = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: tenant.id, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
   await deps.store.sessions.revokeFamily(family.id, deps.clock.now(), 'revoked-by-client', revoked)
+}
+
+async function isOwnServiceToken(deps: Pick<Deps, 'keyRing' | 'clock'>, issuer: string, client: OidcClient, token: string): Promise<boolean> {
+  const claims = await verifyIssued(deps, token, issuer, { typ: 'at+jwt', algorithms: ['ES256'] }).catch(() => null)
+  return claims !== null && claims.client_id === client.id && claims.sub === client.id && claims.sid === undefined
 }
 
 /** An id_token_hint at end_session: one this issuer signed (expired ones too, as RP-initiated logout allows), with either ID-token algorithm. */

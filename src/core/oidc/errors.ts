@@ -13,6 +13,7 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'invalid_scope'
   | 'invalid_target'
+  | 'unsupported_token_type'
   | 'access_denied'
   | 'authorization_pending'
   | 'slow_down'
