@@ -79,7 +79,7 @@ const engines: Array<[string, (name: string, body: () => void) => void, () => Pr
 ]
 
 const now = 1_800_000_000_000
-const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}`, signup: 'closed', ...TENANT_SETTINGS_UNSET })
+const tenant = (id = Bun.randomUUIDv7()): Tenant => ({ id, name: 'Acme', createdAt: now, disabledAt: null, audience: `urn:authd:tenant:${id}`, signup: 'closed', consoleEnabled: true, ...TENANT_SETTINGS_UNSET })
 const user = (tenantId: string, email = 'ada@example.com'): User => ({
   id: Bun.randomUUIDv7(),
   tenantId,

@@ -34,10 +34,12 @@ export interface Tenant {
   /** The domains whose applications authd guards at their reverse proxy (a JSON array, as
    *  stored; core/forward-auth/domains.ts): the operator's to set, like returnToOrigins. */
   forwardAuthDomains: string | null
+  /** Whether the admin console (/t/{tenant}/admin, product spec §27) is on: the operator's to set. */
+  consoleEnabled: boolean
 }
 
 /** A tenant's optional settings. */
-export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins' | 'returnToOrigins' | 'forwardAuthDomains'>
+export type TenantSettings = Pick<Tenant, 'slug' | 'displayName' | 'accentColor' | 'logoUrl' | 'logoImage' | 'logoContentType' | 'passkeyRpId' | 'passkeyOrigins' | 'returnToOrigins' | 'forwardAuthDomains' | 'consoleEnabled'>
 
 /** A new tenant's optional settings, all unset. */
 export const TENANT_SETTINGS_UNSET = {
@@ -284,5 +286,7 @@ export interface AuditEvent {
   userAgent: string | null
   /** The admin API key behind the call, for events of the admin API. */
   apiKeyId: string | null
+  /** The admin user behind a change made in the console (product spec §27); absent or null otherwise. */
+  actorUserId?: string | null
   detail: Record<string, unknown> | null
 }

@@ -37,6 +37,7 @@ import { reauthenticateRoutes } from './routes/reauthenticate'
 import { refuseNulCharacters } from './plugins/nul-characters'
 import { errorPage, PAGES_PREFIX } from './pages/error-page'
 import { pageRoutes } from './pages'
+import { consolePages } from './console'
 import { CHECK_ROUTES, forwardAuthRoutes } from './forward-auth/endpoints'
 import { oauthErrorAnswer, oidcCors, oidcRoutes } from './oidc'
 
@@ -91,6 +92,7 @@ export function createApp(deps: Deps, logger: Logger, metrics: Metrics = createM
     .use(adminProviderRoutes(deps))
     .use(forwardAuthRoutes(deps))
     .use(pageRoutes(deps))
+    .use(consolePages(deps))
     .use(oidcRoutes(deps))
 }
 

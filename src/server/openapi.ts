@@ -66,6 +66,7 @@ const AuditView = t.Object({
   ip: t.Union([t.String(), t.Null()]),
   userAgent: t.Union([t.String(), t.Null()]),
   apiKeyId: t.Union([t.String(), t.Null()], { description: 'The admin API key that made the call' }),
+  actorUserId: t.Optional(t.Union([t.String(), t.Null()], { description: 'The admin user who made the change in the admin console' })),
   detail: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
 })
 

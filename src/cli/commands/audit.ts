@@ -36,7 +36,7 @@ export function registerAudit(program: Command, env: Env) {
       )
       ctx.out.result(rows, () =>
         table(
-          rows.map((r) => ({ ...r, actor: r.apiKeyId ? `api-key:${r.apiKeyId}` : (r.ip ?? r.userAgent), detail: r.detail === null ? null : JSON.stringify(r.detail) })),
+          rows.map((r) => ({ ...r, actor: r.apiKeyId ? `api-key:${r.apiKeyId}` : r.actorUserId ? `console:${r.actorUserId}` : (r.ip ?? r.userAgent), detail: r.detail === null ? null : JSON.stringify(r.detail) })),
           ['at', 'type', 'tenantId', 'userId', 'actor', 'detail'],
         ),
       )

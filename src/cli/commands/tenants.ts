@@ -4,7 +4,7 @@ import { forwardAuthDomainsOf, setForwardAuthDomains } from '../../core/forward-
 import { toForwardAuthSettingsView } from '../../core/forward-auth/view'
 import { setTenantSignup } from '../../core/signup/signup'
 import { setTenantRelyingParty } from '../../core/tenants/relying-party'
-import { createTenant, getTenant, setTenantAudience, setTenantDisabled, toTenantSettingsView } from '../../core/tenants/tenants'
+import { createTenant, getTenant, setTenantAudience, setTenantConsole, setTenantDisabled, toTenantSettingsView } from '../../core/tenants/tenants'
 import { returnToOriginsOf, setTenantReturnToOrigins, toTenantPagesView, updateTenantPages, type TenantPagesInput } from '../../core/tenants/tenant-pages'
 import type { Tenant } from '../../core/types'
 import { contextFrom } from '../context'
@@ -47,6 +47,7 @@ export function registerTenants(program: Command, env: Env) {
       "an origin besides authd's own that a sign-in on the tenant's pages may return to (return_to), such as https://app.example.com; repeat it for several; they replace the tenant's list ('' clears it)",
       collect,
     )
+    .option('--console <on|off>', "the tenant's admin console at /t/<tenant>/admin (on by default)")
     .option(
       '--forward-auth-domain <domain>',
       "a domain whose applications authd guards at their reverse proxy (forward authentication), such as example.com: authd's public URL must be on a host inside it; repeat it for several; they replace the tenant's list ('' clears it)",
@@ -55,8 +56,9 @@ export function registerTenants(program: Command, env: Env) {
     .action(async (tenantId: string, opts: UpdateOptions, cmd: Command) => {
       const ctx = contextFrom(cmd, env)
       if (Object.values(opts).every((v) => v === undefined)) {
-        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url or --logo')
+        throw new UsageError('nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url, --logo or --console')
       }
+      if (opts.console !== undefined && opts.console !== 'on' && opts.console !== 'off') throw new UsageError(`--console must be on or off, not ${JSON.stringify(opts.console)}`)
       const pages = pagesInput(opts)
       const updated = await ctx.withRuntime(async (rt) => {
         let tenant = await updateTenantPages(rt, tenantId, pages)
@@ -68,6 +70,7 @@ export function registerTenants(program: Command, env: Env) {
         if (opts.returnToOrigin !== undefined) tenant = await setTenantReturnToOrigins(rt, tenantId, opts.returnToOrigin.filter((o) => o.trim() !== ''))
         // (checked against rt.config.publicUrl: without AUTHD_PUBLIC_URL, the one authd serve recorded)
         if (opts.forwardAuthDomain !== undefined) tenant = await setForwardAuthDomains(rt, tenantId, opts.forwardAuthDomain.filter((d) => d.trim() !== ''))
+        if (opts.console !== undefined) tenant = await setTenantConsole(rt, tenantId, opts.console === 'on')
         return settingsOf(rt, tenant)
       })
       ctx.linkWritten()
@@ -86,6 +89,7 @@ export function registerTenants(program: Command, env: Env) {
       ctx.out.result(shown, () => [
         summary(shown),
         `pages at ${shown.pagesUrl}`,
+        `admin console ${shown.console === 'on' ? `at ${shown.pagesUrl}/admin` : 'off (--console on to open it)'}`,
         `return_to may lead to authd's own pages${shown.returnToOrigins.length > 0 ? ` and ${shown.returnToOrigins.join(', ')}` : ' only'}`,
         shown.forwardAuthDomains.length > 0 ? forwardAuthLine(shown) : 'forward authentication off (no --forward-auth-domain)',
       ])
@@ -112,9 +116,9 @@ export function registerTenants(program: Command, env: Env) {
   }
 }
 
-type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; returnToOrigin?: string[]; forwardAuthDomain?: string[]; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
+type UpdateOptions = { audience?: string; signup?: string; passkeyRpId?: string; passkeyOrigins?: string; returnToOrigin?: string[]; forwardAuthDomain?: string[]; console?: string; slug?: string; displayName?: string; accentColor?: string; logoUrl?: string; logo?: string }
 
-const settingsOf = (rt: Parameters<typeof toTenantSettingsView>[0], tenant: Tenant) => ({ ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant), ...toForwardAuthSettingsView(rt.config, tenant) })
+const settingsOf = (rt: Parameters<typeof toTenantSettingsView>[0], tenant: Tenant) => ({ ...toTenantSettingsView(rt, tenant), ...toTenantPagesView(rt.config, tenant), ...toForwardAuthSettingsView(rt.config, tenant), console: tenant.consoleEnabled ? ('on' as const) : ('off' as const) })
 const summary = (t: ReturnType<typeof settingsOf>) =>
   `tenant ${t.name} (${t.tenantId}): token audience ${t.audience}, sign-up ${t.signup}, passkeys for ${t.passkeyRpId} from ${t.passkeyOrigins.join(', ')}`
 

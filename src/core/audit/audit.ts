@@ -29,6 +29,7 @@ export function auditEvent(
     ip: actor.ip,
     userAgent: actor.userAgent?.slice(0, 256) ?? null,
     apiKeyId: actor.apiKeyId ?? null,
+    actorUserId: actor.userId ?? null,
     detail: fields.detail ?? null,
   }
 }

@@ -9,6 +9,8 @@ export interface Actor {
   /** Set when the admin API acts: the key's tenant. Such an actor sees and changes nothing
    *  outside it: another tenant's ids are answered as unknown ones (404). */
   tenantId?: string
+  /** Set when an admin acts in the console: the admin user's id (with tenantId, their tenant). */
+  userId?: string
   /** The language the request asked for (Accept-Language, among the mails' catalogues): the
    *  mails it causes are written in it. Absent (the CLI): English. */
   language?: string

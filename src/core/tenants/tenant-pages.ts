@@ -80,7 +80,7 @@ export interface TenantPagesInput {
 
 function settingsFrom(input: TenantPagesInput): Partial<TenantSettings> {
   const changes: Partial<TenantSettings> = {}
-  const set = <K extends keyof TenantSettings>(key: K, raw: string | null | undefined, validate: (v: string) => TenantSettings[K]) => {
+  const set = <K extends Exclude<keyof TenantSettings, 'consoleEnabled'>>(key: K, raw: string | null | undefined, validate: (v: string) => TenantSettings[K]) => {
     if (raw !== undefined) changes[key] = raw === null ? null : validate(raw)
   }
   set('slug', input.slug, validateSlug)

@@ -43,7 +43,7 @@ export async function createTenant(
 export function newTenant(deps: Pick<Deps, 'clock'>, input: { name: string; audience?: string }): Tenant {
   const id = Bun.randomUUIDv7()
   const audience = input.audience === undefined ? defaultAudience(id) : validateAudience(input.audience, id)
-  return { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed', ...TENANT_SETTINGS_UNSET }
+  return { id, name: validateName('Tenant name', input.name), createdAt: deps.clock.now(), disabledAt: null, audience, signup: 'closed', consoleEnabled: true, ...TENANT_SETTINGS_UNSET }
 }
 
 /** `authd tenants update ID --audience A`: tokens issued from now on carry the new audience. */
@@ -66,6 +66,14 @@ export async function setTenantDisabled(deps: Pick<Deps, 'store' | 'clock'>, ten
   const tenant = await deps.store.tenants.setDisabledAt(tenantId, disabled ? deps.clock.now() : null)
   if (!tenant) throw notFoundById('Tenant', tenantId)
   await audit(deps, disabled ? 'tenant.disabled' : 'tenant.enabled', actor, { tenantId })
+  return tenant
+}
+
+/** `authd tenants update --console on|off`: the operator's switch of the tenant's admin console (product spec §27). */
+export async function setTenantConsole(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, enabled: boolean, actor: Actor = CLI_ACTOR): Promise<Tenant> {
+  const tenant = await deps.store.tenants.updateSettings(tenantId, { consoleEnabled: enabled })
+  if (!tenant || tenant === 'slug-taken') throw notFoundById('Tenant', tenantId)
+  await audit(deps, 'tenant.updated', actor, { tenantId, detail: { console: enabled ? 'on' : 'off' } })
   return tenant
 }
 

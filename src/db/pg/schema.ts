@@ -27,6 +27,7 @@ export const tenants = pgTable(
     passkeyOrigins: text('passkey_origins'),
     returnToOrigins: text('return_to_origins'),
     forwardAuthDomains: text('forward_auth_domains'),
+    consoleEnabled: boolean('console_enabled').notNull().default(true),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
@@ -230,6 +231,7 @@ export const auditEvents = pgTable(
     userAgent: text('user_agent'),
     /** The admin API key that made the call, for events of the admin API. */
     apiKeyId: text('api_key_id'),
+    actorUserId: text('actor_user_id'),
     detail: text('detail'),
   },
   (t) => [index('audit_events_at_idx').on(t.at), index('audit_events_tenant_idx').on(t.tenantId, t.at), index('audit_events_user_idx').on(t.userId, t.at)],

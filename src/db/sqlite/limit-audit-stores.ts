@@ -76,7 +76,7 @@ export function createLimitStore(db: Db): LimitStore {
 }
 
 /** An audit event as its row: detail as JSON text (the PostgreSQL store has the same helper). */
-export const toAuditRow = (event: AuditEvent) => ({ ...event, detail: event.detail === null ? null : JSON.stringify(event.detail) })
+export const toAuditRow = (event: AuditEvent) => ({ ...event, actorUserId: event.actorUserId ?? null, detail: event.detail === null ? null : JSON.stringify(event.detail) })
 
 /** Inserts one audit event; call it inside a transaction (with the writes the event reports).
  *  Prepared once: every login writes one, and drizzle builds an unprepared insert afresh. */
@@ -84,7 +84,7 @@ export function auditWriter(db: Db): (event: AuditEvent) => void {
   const p = sql.placeholder
   const insert = db
     .insert(auditEvents)
-    .values({ at: p('at'), type: p('type'), tenantId: p('tenantId'), userId: p('userId'), ip: p('ip'), userAgent: p('userAgent'), apiKeyId: p('apiKeyId'), detail: p('detail') })
+    .values({ at: p('at'), type: p('type'), tenantId: p('tenantId'), userId: p('userId'), ip: p('ip'), userAgent: p('userAgent'), apiKeyId: p('apiKeyId'), actorUserId: p('actorUserId'), detail: p('detail') })
     .prepare()
   return (event) => void insert.run(toAuditRow(event))
 }

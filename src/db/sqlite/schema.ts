@@ -35,6 +35,8 @@ export const tenants = sqliteTable(
     /** The domains whose applications authd guards at their reverse proxy (forward
      *  authentication, product spec §24; a JSON array): the operator's to set, like returnToOrigins. */
     forwardAuthDomains: text('forward_auth_domains'),
+    /** Whether the tenant's admin console (/t/{tenant}/admin, product spec §27) is on: the operator's to set. */
+    consoleEnabled: integer('console_enabled', { mode: 'boolean' }).notNull().default(true),
   },
   (t) => [uniqueIndex('tenants_audience_idx').on(t.audience), uniqueIndex('tenants_slug_idx').on(t.slug)],
 )
@@ -265,6 +267,8 @@ export const auditEvents = sqliteTable(
     userAgent: text('user_agent'),
     /** The admin API key that made the call, for events of the admin API. */
     apiKeyId: text('api_key_id'),
+    /** The admin user who made the change in the console (product spec §27), for its events. */
+    actorUserId: text('actor_user_id'),
     /** JSON object with event-specific fields (e.g. a masked e-mail, a key id, a retry-after). */
     detail: text('detail'),
   },

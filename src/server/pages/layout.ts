@@ -36,7 +36,8 @@ export function logoSource(tenant: Branding, base: string): string | null {
   return tenant.logoUrl ?? (tenant.logoContentType ? `${base}/logo` : null)
 }
 
-export function layout(frame: Frame, title: string, main: SafeHtml): string {
+/** @param options.wide a page of tables (the admin console); options.nav its navigation, above the main landmark */
+export function layout(frame: Frame, title: string, main: SafeHtml, options: { wide?: boolean; nav?: SafeHtml } = {}): string {
   const { tenant, t, nonce } = frame
   const name = tenantTitle(tenant)
   // (validated as #rrggbb when set; checked again, since it is written into the style sheet)
@@ -53,7 +54,8 @@ export function layout(frame: Frame, title: string, main: SafeHtml): string {
 </head>
 <body>
 <header class="brand">${logo && html`<img src="${logo}" alt="">`}<span>${name}</span></header>
-<main>
+${options.nav ?? ''}
+<main${options.wide ? html` class="wide"` : ''}>
 <h1>${title}</h1>
 ${main}
 </main>

@@ -51,7 +51,7 @@ export interface Page {
   token: string
   /** This answer's CSP nonce, for a script of its own. */
   nonce: string
-  render(title: string, main: SafeHtml, options?: { status?: number; retryAfter?: number; referrerPolicy?: 'no-referrer' }): string
+  render(title: string, main: SafeHtml, options?: { status?: number; retryAfter?: number; referrerPolicy?: 'no-referrer'; wide?: boolean; nav?: SafeHtml }): string
   redirect(location: string): string
   /** Where a sign-in's return_to may send the browser: authd's own origin and those the
    *  operator registered for the tenant (never one a tenant admin key sets). */
@@ -135,7 +135,7 @@ export async function openPage(deps: Deps, ctx: PageRequest, form = false): Prom
       Object.assign(ctx.set.headers, securityHeaders(contentSecurityPolicy(nonce, logoOrigin, page.returnOrigins), options.referrerPolicy ?? 'same-origin'))
       if (options.retryAfter !== undefined) ctx.set.headers['retry-after'] = String(options.retryAfter)
       ctx.set.status = options.status ?? 200
-      return layout({ tenant, base, t, nonce }, title, main)
+      return layout({ tenant, base, t, nonce }, title, main, { wide: options.wide, nav: options.nav })
     },
     redirect(location) {
       ctx.set.status = 303

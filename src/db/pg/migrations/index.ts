@@ -25,6 +25,7 @@ import m21 from './0021_federation.sql' with { type: 'text' }
 import m22 from './0022_service_clients.sql' with { type: 'text' }
 import m23 from './0023_device_grant.sql' with { type: 'text' }
 import m24 from './0024_private_key_jwt.sql' with { type: 'text' }
+import m25 from './0025_admin_console.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -52,6 +53,7 @@ export const migrationFiles: Record<string, string> = {
   '0022_service_clients': m22,
   '0023_device_grant': m23,
   '0024_private_key_jwt': m24,
+  '0025_admin_console': m25,
 }
 
 export { journal }

@@ -28,6 +28,7 @@ import m24 from './0024_federation.sql' with { type: 'text' }
 import m25 from './0025_service_clients.sql' with { type: 'text' }
 import m26 from './0026_device_grant.sql' with { type: 'text' }
 import m27 from './0027_private_key_jwt.sql' with { type: 'text' }
+import m28 from './0028_admin_console.sql' with { type: 'text' }
 
 export const migrationFiles: Record<string, string> = {
   '0000_init': m0,
@@ -58,6 +59,7 @@ export const migrationFiles: Record<string, string> = {
   '0025_service_clients': m25,
   '0026_device_grant': m26,
   '0027_private_key_jwt': m27,
+  '0028_admin_console': m28,
 }
 
 export { journal }

@@ -1,0 +1,176 @@
+// The admin console's door and its users section (product spec §27), as a browser without
+// JavaScript uses them: who gets in (an admin of the tenant with a second factor in this
+// session, while the console is on), step-up before every change, another tenant's ids as
+// unknown ones, and each change the same domain function (and audit event) as its admin API twin.
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
+import { setTenantConsole, createTenant } from '../../src/core/tenants/tenants'
+import { createUser } from '../../src/core/accounts/users'
+import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
+
+const ORIGIN = 'https://auth.example.com'
+const FROM_AUTHD = { origin: ORIGIN }
+let ctx: TestContext
+let browser: PageBrowser
+let base: string
+let admin: { userId: string; email: string }
+beforeEach(async () => {
+  ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0' })
+  admin = await ctx.addUser({ email: 'root@example.com', type: 'admin' })
+  browser = new PageBrowser(ctx)
+  base = `/t/${ctx.tenantId}`
+})
+afterEach(() => ctx.close())
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+const currentCode = (secret: string) => totpCode(secret, totpStep(ctx.clock.now()))
+
+/** Turns TOTP on for the user through the API: its secret. */
+async function withTotp(email: string): Promise<string> {
+  const token = (await loginFor(ctx, email)).json.data.response.accessToken as string
+  const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+  expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: currentCode(secret) } })).status).toBe(200)
+  ctx.clock.advance(30)
+  return secret
+}
+
+/** Signs the browser in on the login page (with the second factor when `secret` is given). */
+async function signIn(email: string, secret?: string): Promise<PageAnswer> {
+  let answer = await browser.submit(await browser.get(`${base}/login`), '/login', { email, password: PASSWORD }, FROM_AUTHD)
+  if (secret) answer = await browser.submit(answer, '/login/second-factor', { code: currentCode(secret) }, FROM_AUTHD)
+  return answer
+}
+
+/** An admin signed in with TOTP: the console open. */
+async function adminIn(): Promise<string> {
+  const secret = await withTotp(admin.email)
+  await signIn(admin.email, secret)
+  return secret
+}
+
+describe('the console’s door', () => {
+  it('sends a browser that is not signed in to the login page, and back to the console after it', async () => {
+    const answer = await browser.get(`${base}/admin/users?email=a%40example.com`)
+    expect(answer.status).toBe(303)
+    expect(answer.location).toBe(`${base}/login?${new URLSearchParams({ return_to: `${base}/admin/users?email=a%40example.com` })}`)
+  })
+
+  it('refuses a user of type user with a way to switch accounts; an admin of another tenant too', async () => {
+    const user = await ctx.addUser({ email: 'ada@example.com' })
+    await signIn(user.email)
+    const refused = await browser.get(`${base}/admin`)
+    expect(refused.status).toBe(403)
+    expect(refused.html).toContain('who is not an administrator')
+    expect(formOn(refused.html, '/logout').hidden.return_to).toBe(`${base}/admin`)
+    // An admin of another tenant, signed in there, is not signed in here at all.
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
+    await createUser(ctx.runtime, { tenantId: other.id, email: 'boss@other.example', firstName: 'B', lastName: 'O', type: 'admin', password: PASSWORD })
+    const elsewhere = new PageBrowser(ctx)
+    await elsewhere.submit(await elsewhere.get(`/t/${other.id}/login`), '/login', { email: 'boss@other.example', password: PASSWORD }, FROM_AUTHD)
+    expect((await elsewhere.get(`${base}/admin`)).status).toBe(303)
+  })
+
+  it('sends an admin without a second factor to set one up, and asks one who signed in without it to prove it', async () => {
+    await signIn(admin.email)
+    const setUp = await browser.get(`${base}/admin`)
+    expect({ status: setUp.status, link: setUp.html.includes(`href="${base}/account"`) }).toEqual({ status: 403, link: true })
+    // TOTP set up on the account page in this very session (which keeps it, signed in with the password alone): proved here.
+    const setup = await browser.submit(await browser.get(`${base}/account`), '/account/totp', {}, FROM_AUTHD)
+    const secret = /<code>([A-Z2-7 ]+)<\/code>/.exec(setup.html)![1]!.replace(/ /g, '')
+    expect((await browser.submit(setup, '/account/totp/confirm', { code: currentCode(secret) }, FROM_AUTHD)).status).toBe(200)
+    ctx.clock.advance(30)
+    const prove = await browser.get(`${base}/admin/users`)
+    expect(prove.status).toBe(403)
+    const wrong = await browser.submit(prove, '/admin/factor', { code: '000000' }, FROM_AUTHD)
+    expect(fieldError(wrong.html, 'code')).toBeString()
+    const proved = await browser.submit(prove, '/admin/factor', { code: currentCode(secret) }, FROM_AUTHD)
+    expect(proved.location).toBe(`${base}/admin/users`)
+    expect((await browser.get(`${base}/admin/users`)).status).toBe(200)
+  })
+
+  it('is a 404 when the operator turned it off, for everyone', async () => {
+    await adminIn()
+    expect((await browser.get(`${base}/admin`)).status).toBe(200)
+    await setTenantConsole(ctx.runtime, ctx.tenantId, false)
+    expect((await browser.get(`${base}/admin`)).status).toBe(404)
+    expect((await browser.get(`${base}/admin/users`)).status).toBe(404)
+  })
+
+  it('refuses a form without this browser’s token or from another origin', async () => {
+    await adminIn()
+    const page = await browser.get(`${base}/admin/users`)
+    const forged = await browser.post(`${base}/admin/users`, { email: 'x@example.com', firstName: 'X', lastName: 'Y' }, FROM_AUTHD)
+    expect(forged.status).toBe(403)
+    const crossSite = await browser.submit(page, '/admin/users', { email: 'x@example.com', firstName: 'X', lastName: 'Y' }, { origin: 'https://evil.example' })
+    expect(crossSite.status).toBe(403)
+    expect(await ctx.runtime.store.users.findByEmail(ctx.tenantId, 'x@example.com')).toBeNull()
+  })
+})
+
+describe('the console’s users', () => {
+  it('creates a user with an invitation, audited with the admin as actor, and finds them by address', async () => {
+    await adminIn()
+    const created = await browser.submit(await browser.get(`${base}/admin/users`), '/admin/users', { email: 'New.Person@example.com', firstName: 'New', lastName: 'Person', type: 'user' }, FROM_AUTHD)
+    expect(created.status).toBe(303)
+    const userId = /\/admin\/users\/([^?]+)\?done=created$/.exec(created.location ?? '')?.[1]
+    expect(userId).toBeString()
+    const page = await browser.get(created.location!)
+    expect(noticeText(page.html)).toBe('The user was created and invited.')
+    expect(page.html).toContain('new.person@example.com')
+    const [event] = await ctx.runtime.store.audit.query({ tenantId: ctx.tenantId, type: 'user.created' }).then((events) => events.filter((e) => e.userId === userId))
+    expect(event).toMatchObject({ actorUserId: admin.userId, detail: { invited: true } })
+    const found = await browser.get(`${base}/admin/users?email=${encodeURIComponent('new.person@example.com')}`)
+    expect(found.html).toContain(`href="${base}/admin/users/${userId}"`)
+    // A taken address is the domain's refusal on the form, nothing created.
+    const again = await browser.submit(await browser.get(`${base}/admin/users`), '/admin/users', { email: 'new.person@example.com', firstName: 'N', lastName: 'P' }, FROM_AUTHD)
+    expect(again.status).toBe(409)
+    expect(problemText(again.html)).toContain('already')
+  })
+
+  it('asks for a fresh confirmation before a change once 5 minutes have passed, then makes it', async () => {
+    await adminIn()
+    const user = await ctx.addUser({ email: 'ada@example.com' })
+    ctx.clock.advance(6 * 60)
+    const profile = await browser.get(`${base}/admin/users/${user.userId}`)
+    expect(profile.html).toContain('You will be asked to confirm it is you')
+    const asked = await browser.submit(profile, `/admin/users/${user.userId}/disable`, {}, FROM_AUTHD)
+    expect(asked.status).toBe(403)
+    expect(asked.html).toContain('Confirm it is you')
+    expect((await ctx.runtime.store.users.get(user.userId))?.disabledAt).toBeNull()
+    const wrong = await browser.submit(asked, '/admin/confirm', { password: 'not the password' }, FROM_AUTHD)
+    expect(fieldError(wrong.html, 'password')).toBe('The password is wrong.')
+    const confirmed = await browser.submit(asked, '/admin/confirm', { password: PASSWORD }, FROM_AUTHD)
+    expect(confirmed.location).toBe(`${base}/admin/users/${user.userId}`)
+    const disabled = await browser.submit(await browser.get(confirmed.location!), `/admin/users/${user.userId}/disable`, {}, FROM_AUTHD)
+    expect(disabled.location).toBe(`${base}/admin/users/${user.userId}?done=disabled`)
+    expect((await ctx.runtime.store.users.get(user.userId))?.disabledAt).not.toBeNull()
+    const [event] = await ctx.runtime.store.audit.query({ tenantId: ctx.tenantId, type: 'user.disabled' })
+    expect(event).toMatchObject({ userId: user.userId, actorUserId: admin.userId })
+  })
+
+  it('never shows another tenant’s user: a 404, and nothing changed', async () => {
+    await adminIn()
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
+    const stranger = (await createUser(ctx.runtime, { tenantId: other.id, email: 'x@other.example', firstName: 'X', lastName: 'Y' })).user
+    expect((await browser.get(`${base}/admin/users/${stranger.id}`)).status).toBe(404)
+    const profile = await browser.get(`${base}/admin/users/${admin.userId}`)
+    const hidden = formOn(profile.html, `/admin/users/${admin.userId}/sessions/end`).hidden
+    expect((await browser.post(`${base}/admin/users/${stranger.id}/disable`, hidden, FROM_AUTHD)).status).toBe(404)
+    expect((await browser.post(`${base}/admin/users/${stranger.id}/delete`, { ...hidden, confirm_email: 'x@other.example' }, FROM_AUTHD)).status).toBe(404)
+    expect((await ctx.runtime.store.users.get(stranger.id))?.disabledAt).toBeNull()
+  })
+
+  it('deletes a user only with their address typed', async () => {
+    await adminIn()
+    const user = await ctx.addUser({ email: 'ada@example.com' })
+    const profile = await browser.get(`${base}/admin/users/${user.userId}`)
+    const mistyped = await browser.submit(profile, `/admin/users/${user.userId}/delete`, { confirm_email: 'ad@example.com' }, FROM_AUTHD)
+    expect(mistyped.status).toBe(400)
+    expect(problemText(mistyped.html)).toContain('Type the user’s e-mail address exactly')
+    expect(await ctx.runtime.store.users.get(user.userId)).not.toBeNull()
+    const deleted = await browser.submit(profile, `/admin/users/${user.userId}/delete`, { confirm_email: 'ADA@example.com ' }, FROM_AUTHD)
+    expect(deleted.location).toBe(`${base}/admin/users?done=deleted`)
+    expect(await ctx.runtime.store.users.get(user.userId)).toBeNull()
+  })
+})
