@@ -54,7 +54,8 @@ export function pruneStatement(target: PruneTarget, before: number, limit: numbe
     // (by expiry, not spending: a spent code is kept its 60 s so that a second use revokes its grant)
     oidcCodes: ['oidc_codes', 'id', sql`SELECT id FROM oidc_codes WHERE expires_at < ${before} LIMIT ${limit}`],
     deviceAuthorizations: ['device_authorizations', 'id', sql`SELECT id FROM device_authorizations WHERE expires_at < ${before} LIMIT ${limit}`],
-    clientAssertions: ['client_assertions', ['client_id', 'jti_hash'], sql`SELECT client_id, jti_hash FROM client_assertions WHERE expires_at < ${before} LIMIT ${limit}`],
+    // (by its time, as idempotency keys: rows of the same expiry all go, and each is past it)
+    clientAssertions: ['client_assertions', 'expires_at', sql`SELECT expires_at FROM client_assertions WHERE expires_at < ${before} ORDER BY expires_at LIMIT ${limit}`],
     signupRequests: ['signup_requests', 'id', sql`SELECT id FROM signup_requests WHERE created_at < ${before} LIMIT ${limit}`],
     limitCounters: ['limit_counters', 'key', sql`SELECT key FROM limit_counters WHERE updated_at < ${before} LIMIT ${limit}`],
     // A finished delivery's next_attempt_at is when it succeeded or died (webhook-store.ts):

@@ -107,9 +107,20 @@ describe('private_key_jwt: a client proves itself with an assertion signed by it
     const answers = Object.fromEntries(await Promise.all(Object.entries(cases).map(async ([name, signed]) => [name, await tokenRequest(withAssertion(signed))])))
     expect(answers).toEqual(Object.fromEntries(Object.keys(cases).map((name) => [name, refused()])))
     expect(await tokenRequest(withAssertion(await assertion(keys, client.id, { exp: Math.floor(Date.now() / 1000) + 3600 })))).toEqual(refused('client assertion refused: exp must be at most 10 minutes ahead'))
-    // The issuer, the token endpoint (OpenID Connect Core §9) and the endpoint called are each an aud.
-    expect((await tokenRequest(withAssertion(await assertion(keys, client.id, { aud: `${world.issuer}/token` })))).status).toBe(200)
-    expect((await tokenRequest(withAssertion(await assertion(keys, client.id, { aud: [API, world.issuer] })))).status).toBe(200)
+    // aud is the issuer alone (audience injection): not the token endpoint, not a list naming it among others.
+    expect(await tokenRequest(withAssertion(await assertion(keys, client.id, { aud: `${world.issuer}/token` })))).toEqual(refused())
+    expect(await tokenRequest(withAssertion(await assertion(keys, client.id, { aud: [API, world.issuer] })))).toEqual(refused('client assertion refused: aud must be the issuer alone'))
+    expect((await tokenRequest(withAssertion(await assertion(keys, client.id, { aud: [world.issuer] })))).status).toBe(200)
+    // A fractional exp: the spent jti is kept until the assertion can no longer be accepted. The
+    // clock stands 0.1 s into a second; 60.2 s after exp the assertion still verifies (the
+    // tolerance counts whole seconds), so only the kept jti refuses it.
+    const clock = world.ctx.clock
+    clock.freeze()
+    clock.advance((Math.ceil(clock.now() / 1000) * 1000 - clock.now()) / 1000 + 0.1)
+    const fractional = await assertion(keys, client.id, { exp: clock.now() / 1000 + 0.0001 })
+    expect((await tokenRequest(withAssertion(fractional))).status).toBe(200)
+    clock.advance(60.2)
+    expect(await tokenRequest(withAssertion(fractional))).toEqual(refused('client assertion refused: this jti was used before (an assertion is good for one request)'))
   })
 
   it('takes one method only: no secret for a keyed client, no assertion for a secret one, never both', async () => {
@@ -135,6 +146,12 @@ describe('private_key_jwt: a client proves itself with an assertion signed by it
     await updateClient(world.ctx.runtime, client.id, { jwks: { keys: [first.publicJwk, second.publicJwk] } })
     expect((await tokenRequest(withAssertion(await assertion(first, client.id)))).status).toBe(200)
     expect((await tokenRequest(withAssertion(await assertion(second, client.id)))).status).toBe(200)
+    // A client that names no kid (openid-client given a bare key) is checked against each key that fits.
+    const third = await keyPair('ES256')
+    await updateClient(world.ctx.runtime, client.id, { jwks: { keys: [first.publicJwk, third.publicJwk] } })
+    const unnamed = async (keys: Keys) => new SignJWT({ iss: client.id, sub: client.id, aud: world.issuer, jti: crypto.randomUUID(), exp: Math.floor(Date.now() / 1000) + 60 }).setProtectedHeader({ alg: 'ES256' }).sign(keys.privateKey)
+    expect((await tokenRequest(withAssertion(await unnamed(first)))).status).toBe(200)
+    expect((await tokenRequest(withAssertion(await unnamed(third)))).status).toBe(200)
     await updateClient(world.ctx.runtime, client.id, { jwks: { keys: [second.publicJwk] } })
     expect(await tokenRequest(withAssertion(await assertion(first, client.id)))).toEqual(refused())
     await expect(rotateClientSecret(world.ctx.runtime, client.id)).rejects.toThrow('authenticates with its keys')
@@ -152,6 +169,10 @@ describe('private_key_jwt: a client proves itself with an assertion signed by it
     expect(message).not.toContain(String(privateJwk.d))
     expect(await create({ keys: [{ kty: 'oct', k: 'c2VjcmV0' }] })).toContain('private or symmetric key')
     expect(await create({ keys: [weak] })).toBe('jwks.keys[0] must be an RSA key of at least 2048 bits')
+    // (zero bytes before a short modulus make it no longer)
+    expect(await create({ keys: [{ ...weak, n: Buffer.concat([Buffer.alloc(200), Buffer.from(String(weak.n), 'base64url')]).toString('base64url') }] })).toBe('jwks.keys[0] must be an RSA key of at least 2048 bits')
+    const twin = (await keyPair()).publicJwk
+    expect(await create({ keys: [twin, { ...(await keyPair()).publicJwk, kid: twin.kid }] })).toContain('is given twice')
     expect(await create({ keys: [{ kty: 'EC', crv: 'secp256k1', x: 'a', y: 'b' }] })).toContain('the curve must be P-256')
     expect(await create({ keys: [{ kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA' }] })).toBe('jwks.keys[0] is not a valid EC public key for ES256')
     expect(await create({ keys: [] })).toContain('1 to 10 public keys')

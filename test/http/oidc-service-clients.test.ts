@@ -6,6 +6,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oidc from 'openid-client'
 import { createClient } from '../../src/core/oidc/clients'
 import { createTenant } from '../../src/core/tenants/tenants'
+import { updateTenantPages } from '../../src/core/tenants/tenant-pages'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { cliRunner, SOURCE_CLI } from '../cli-runner'
 import { databaseEnv, loginFor } from '../helpers'
@@ -24,11 +25,14 @@ afterEach(() => world.close())
 
 type ServiceInput = { scopes?: string[]; audiences?: string[]; tokenLifetime?: string; tenantId?: string; issuer?: string; auth?: 'basic' | 'post' }
 
+const secretOf = new WeakMap<oidc.Configuration, string>()
+
 /** A service client and openid-client's Configuration for it. */
 async function serviceClient(input: ServiceInput = {}) {
   const { client, clientSecret } = await createClient(world.ctx.runtime, input.tenantId ?? world.ctx.tenantId, { name: 'Billing', service: true, scopes: input.scopes ?? ['invoices:read', 'invoices:write'], audiences: input.audiences ?? [API], tokenLifetime: input.tokenLifetime })
   const auth = input.auth === 'post' ? oidc.ClientSecretPost(clientSecret!) : oidc.ClientSecretBasic(clientSecret!)
   const config = await oidc.discovery(new URL(input.issuer ?? world.issuer), client.id, undefined, auth, { execute: [oidc.allowInsecureRequests] })
+  secretOf.set(config, clientSecret!)
   return { client, config }
 }
 
@@ -218,5 +222,9 @@ describe('revoking a service token (RFC 7009)', () => {
     const other = await serviceClient()
     expect(await refusal(oidc.tokenRevocation(other.config, token))).toBeNull()
     expect(await refusal(oidc.tokenRevocation(config, 'garbage'))).toBeNull()
+    // At the tenant's other spelling (its slug) too: the token is judged at the issuer it names.
+    await updateTenantPages(world.ctx.runtime, world.ctx.tenantId, { slug: 'acme' })
+    const bySlug = await oidc.discovery(new URL(world.issuer.replace(world.ctx.tenantId, 'acme')), (config.clientMetadata().client_id as string), undefined, oidc.ClientSecretBasic(secretOf.get(config)!), { execute: [oidc.allowInsecureRequests] })
+    expect(await refusal(oidc.tokenRevocation(bySlug, token))).toEqual({ error: 'unsupported_token_type', status: 400 })
   })
 })

@@ -2,7 +2,7 @@
 // endpoint, revocation (RFC 7009), and an id_token_hint at end_session. Tokens are verified
 // with jose against the key ring (ES256 only, RS256 too for an ID token; this issuer only), and
 // an access token counts only while its grant (the refresh family it names in `sid`) is live.
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
 import { auditEvent, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { refreshTokenKey } from '../sessions/refresh-tokens'
@@ -76,9 +76,14 @@ export async function userInfo(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, 
  * authd's own session) is answered 200 and left alone (§2.2); a live grant of another client of
  * the tenant is refused with unauthorized_client (§2.1: the client is told), and left alone too.
  */
-export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuer: string, client: OidcClient, token: string | undefined, actor: Actor): Promise<void> {
+/**
+ * @param issuers the tenant's issuers (one per spelling): a token issued at any of them is the
+ *   tenant's, and is judged against the one it names, whichever spelling the request used
+ */
+export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'>, tenant: Tenant, issuers: readonly string[], requestIssuer: string, client: OidcClient, token: string | undefined, actor: Actor): Promise<void> {
   if (!token) throw invalidRequest('token is required')
   if (token.length > 8192) return
+  const issuer = issuerNamedBy(token, issuers) ?? requestIssuer
   let family: RefreshFamily | null = null
   if (token.split('.').length === 3) {
     family = await grantOfAccessToken(deps, tenant, issuer, token).then(
@@ -99,6 +104,17 @@ export async function revokeToken(deps: Pick<Deps, 'store' | 'keyRing' | 'clock'
   if (family.clientId !== client.id) throw new OAuthError('unauthorized_client', 'the token was not issued to this client')
   const revoked = auditEvent(deps, 'oidc.grant_revoked', actor, { tenantId: tenant.id, userId: family.userId, detail: { clientId: client.id, familyId: family.id } })
   await deps.store.sessions.revokeFamily(family.id, deps.clock.now(), 'revoked-by-client', revoked)
+}
+
+/** The tenant issuer a JWT names (unverified: only to pick the issuer it is then verified against). */
+function issuerNamedBy(token: string, issuers: readonly string[]): string | null {
+  if (token.split('.').length !== 3) return null
+  try {
+    const { iss } = decodeJwt(token)
+    return typeof iss === 'string' && issuers.includes(iss) ? iss : null
+  } catch {
+    return null
+  }
 }
 
 async function isOwnServiceToken(deps: Pick<Deps, 'keyRing' | 'clock'>, issuer: string, client: OidcClient, token: string): Promise<boolean> {

@@ -2,7 +2,7 @@
 // given a JWKS at creation proves itself with a JWT it signs, never with a shared secret, so
 // authd holds nothing a thief of its database could authenticate with. Each assertion is spent
 // once: its jti is kept until it expires, and the same assertion sent again is refused.
-import { createLocalJWKSet, decodeJwt, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose'
+import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose'
 import type { Deps } from '../deps'
 import { badRequest } from '../errors'
 import { sha256 } from '../secrets'
@@ -27,11 +27,18 @@ const PUBLIC_MEMBERS = ['kty', 'kid', 'use', 'alg', 'n', 'e', 'crv', 'x', 'y'] a
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
 const CURVES: Record<string, Record<string, string>> = { EC: { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' }, OKP: { Ed25519: 'EdDSA' } }
 
+/** The bits of an RSA modulus as written (base64url), leading zero bytes not counted. */
+function modulusBits(n: string): number {
+  const bytes = Buffer.from(n, 'base64url')
+  const first = bytes.findIndex((byte) => byte !== 0)
+  return first < 0 ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first]!))
+}
+
 /** The algorithm a key is imported with to be checked (its own `alg` if it names one). */
 function importAlgOf(key: Record<string, unknown>, index: number): string {
   const where = `jwks.keys[${index}]`
   if (key.kty === 'RSA') {
-    if (typeof key.n !== 'string' || Buffer.from(key.n, 'base64url').length * 8 < MIN_RSA_BITS) throw badRequest(`${where} must be an RSA key of at least ${MIN_RSA_BITS} bits`)
+    if (typeof key.n !== 'string' || modulusBits(key.n) < MIN_RSA_BITS) throw badRequest(`${where} must be an RSA key of at least ${MIN_RSA_BITS} bits`)
     return typeof key.alg === 'string' ? key.alg : 'RS256'
   }
   const byCurve = CURVES[key.kty as string]
@@ -53,6 +60,7 @@ export async function validateClientJwks(raw: unknown): Promise<ClientJwks> {
   const keys = (raw as { keys?: unknown }).keys
   if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_KEYS) throw badRequest(shape)
   const kept: ClientJwks['keys'] = []
+  const kids = new Set<unknown>()
   for (const [index, key] of keys.entries()) {
     const where = `jwks.keys[${index}]`
     if (typeof key !== 'object' || key === null || Array.isArray(key)) throw badRequest(`${where} must be a JSON Web Key`)
@@ -61,6 +69,9 @@ export async function validateClientJwks(raw: unknown): Promise<ClientJwks> {
     if (PRIVATE_MEMBERS.some((name) => name in members)) throw badRequest(`${where} is a private or symmetric key: give the public key only (and treat this one as exposed)`)
     if (members.use !== undefined && members.use !== 'sig') throw badRequest(`${where}: use must be sig`)
     if (members.kid !== undefined && (typeof members.kid !== 'string' || members.kid.length === 0 || members.kid.length > 200)) throw badRequest(`${where}: kid must be a string of 1 to 200 characters`)
+    // (a key is found by its kid, or tried in turn when the assertion names none: two keys of one kid would shadow each other)
+    if (members.kid !== undefined && kids.has(members.kid)) throw badRequest(`${where}: kid ${String(members.kid)} is given twice: each key needs its own`)
+    kids.add(members.kid)
     const alg = importAlgOf(members, index)
     if (!(CLIENT_ASSERTION_ALGS as readonly string[]).includes(alg)) throw badRequest(`${where}: alg must be one of ${CLIENT_ASSERTION_ALGS.join(', ')}`)
     const publicKey = Object.fromEntries(PUBLIC_MEMBERS.filter((name) => members[name] !== undefined).map((name) => [name, members[name]]))
@@ -91,33 +102,59 @@ export function assertedClientId(assertion: string): string | null {
   }
 }
 
+/** Whether a key can check a signature of this algorithm (its type and curve, and its own alg if it names one). */
+function keyFits(key: Record<string, unknown>, alg: string): boolean {
+  if (typeof key.alg === 'string' && key.alg !== alg) return false
+  if (alg.startsWith('RS') || alg.startsWith('PS')) return key.kty === 'RSA'
+  if (alg === 'EdDSA' || alg === 'Ed25519') return key.kty === 'OKP' && key.crv === 'Ed25519'
+  return key.kty === 'EC' && CURVES.EC![key.crv as string] === alg
+}
+
 /**
- * RFC 7523 §3: signed by one of the client's keys with an asymmetric algorithm; `iss` and `sub`
- * the client; `aud` one of `audiences` (the issuer, or the endpoint's URL as OpenID Connect Core
- * §9 has it); `exp` present and at most 10 minutes ahead; a `jti` not seen from this client
- * while its assertion lives. Until the signature is proven, every failure is the same
- * invalid_client; after, the answer says what is wrong, to the key's holder alone.
+ * RFC 7523 §3: signed by one of the client's keys with an asymmetric algorithm (the key its
+ * `kid` names, or each that fits in turn when it names none: a rotation holds two keys); `iss`
+ * and `sub` the client; `aud` the issuer alone, one string (not the token endpoint, nor a list:
+ * a client that took an endpoint's address from another server's metadata could be made to
+ * sign for this one, the audience injection the OpenID Foundation warned of in 2025); `exp`
+ * present and at most 10 minutes ahead; a `jti` not seen from this client while its assertion
+ * lives. Until the signature is proven, every failure is the same invalid_client; after, the
+ * answer says what is wrong, to the key's holder alone.
  */
-export async function verifyClientAssertion(deps: Pick<Deps, 'store' | 'clock'>, client: OidcClient & { jwks: ClientJwks }, assertion: string, audiences: readonly string[]): Promise<void> {
+export async function verifyClientAssertion(deps: Pick<Deps, 'store' | 'clock'>, client: OidcClient & { jwks: ClientJwks }, assertion: string, issuers: readonly string[]): Promise<void> {
   if (assertion.length > MAX_ASSERTION_LENGTH) throw invalidClient()
   const now = deps.clock.now()
-  let payload: JWTPayload
+  let alg: string
+  let kid: unknown
   try {
-    ;({ payload } = await jwtVerify(assertion, createLocalJWKSet(client.jwks as { keys: JWK[] }), {
-      algorithms: [...CLIENT_ASSERTION_ALGS],
-      issuer: client.id,
-      subject: client.id,
-      audience: [...audiences],
-      currentDate: new Date(now),
-      clockTolerance: CLOCK_TOLERANCE_SEC,
-      requiredClaims: ['exp', 'jti'],
-    }))
+    ;({ alg = '', kid } = decodeProtectedHeader(assertion))
   } catch {
     throw invalidClient()
   }
+  if (!(CLIENT_ASSERTION_ALGS as readonly string[]).includes(alg)) throw invalidClient()
+  const candidates = client.jwks.keys.filter((key) => (kid === undefined || key.kid === kid) && keyFits(key, alg))
+  let payload: JWTPayload | null = null
+  for (const key of candidates) {
+    try {
+      ;({ payload } = await jwtVerify(assertion, await importJWK(key as JWK, alg), {
+        algorithms: [alg],
+        issuer: client.id,
+        subject: client.id,
+        audience: [...issuers],
+        currentDate: new Date(now),
+        clockTolerance: CLOCK_TOLERANCE_SEC,
+        requiredClaims: ['exp', 'jti'],
+      }))
+      break
+    } catch {
+      // (the next key that fits, if any)
+    }
+  }
+  if (payload === null) throw invalidClient()
   const refuse = (why: string) => new OAuthError('invalid_client', `client assertion refused: ${why}`, 401)
+  if (Array.isArray(payload.aud) && payload.aud.length !== 1) throw refuse('aud must be the issuer alone')
   if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 200) throw refuse('jti must be a string of 1 to 200 characters')
-  const expiresAt = payload.exp! * 1000
+  // (rounded up: a fractional exp is still accepted until its whole second has passed)
+  const expiresAt = Math.ceil(payload.exp!) * 1000
   if (expiresAt > now + MAX_ASSERTION_LIFETIME_MS) throw refuse(`exp must be at most ${MAX_ASSERTION_LIFETIME_MS / 60_000} minutes ahead`)
   // (kept past exp by the tolerance, during which the assertion is still accepted)
   if (!(await deps.store.oidc.spendClientAssertion(client.id, sha256(payload.jti), expiresAt + CLOCK_TOLERANCE_SEC * 1000, now))) throw refuse('this jti was used before (an assertion is good for one request)')

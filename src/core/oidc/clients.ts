@@ -280,16 +280,16 @@ export interface PresentedClient {
 /**
  * The client a token, introspection, device or revocation request authenticates as: one of the
  * tenant's (another tenant's client is unknown here), by the one method it was created for: its
- * secret (compared in constant time), an assertion signed with one of its keys (`audiences`:
- * what the assertion's aud may be), or nothing for a public client. Every failure is the same
+ * secret (compared in constant time), an assertion signed with one of its keys (`issuers`:
+ * the tenant's issuers, one of which the assertion's aud must be), or nothing for a public client. Every failure is the same
  * invalid_client.
  */
-export async function authenticateClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, presented: PresentedClient, audiences: readonly string[]): Promise<OidcClient> {
+export async function authenticateClient(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, presented: PresentedClient, issuers: readonly string[]): Promise<OidcClient> {
   const client = presented.clientId.length <= 100 ? await deps.store.oidc.getClient(presented.clientId) : null
   if (!client || client.tenantId !== tenantId) throw invalidClient()
   if (client.jwks !== null) {
     if (presented.assertion === undefined || presented.secret !== null) throw invalidClient()
-    await verifyClientAssertion(deps, client as OidcClient & { jwks: ClientJwks }, presented.assertion, audiences)
+    await verifyClientAssertion(deps, client as OidcClient & { jwks: ClientJwks }, presented.assertion, issuers)
     return client
   }
   if (presented.assertion !== undefined) throw invalidClient()

@@ -18,7 +18,7 @@ import { clientActor } from '../plugins/client-ip'
 import { formValue } from '../pages/forms'
 import { PAGE_PREFIX } from '../pages/page'
 import type { Actor } from '../../core/audit/audit'
-import { assertionAudiences, discoveryDocument, issuerOf, presentedClient, refuseRepeated, tenantIssuers } from './protocol'
+import { discoveryDocument, issuerOf, presentedClient, refuseRepeated, tenantIssuers } from './protocol'
 
 interface EndpointRequest {
   request: Request
@@ -69,7 +69,7 @@ export const oidcEndpoints = (deps: Deps) =>
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
       refuseRepeated(body)
-      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), assertionAudiences(tenantIssuers(deps.config, tenant), 'token'))
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), tenantIssuers(deps.config, tenant))
       const grantType = formValue(body, 'grant_type')
       if (grantType === DEVICE_GRANT_TYPE) return deviceCodeGrant(deps, tenant, issuer, client, { deviceCode: optionalField(body, 'device_code') }, actor)
       if (grantType === 'client_credentials') return clientCredentialsGrant(deps, tenant, issuer, client, { scope: optionalField(body, 'scope'), resource: optionalField(body, 'resource') }, actor)
@@ -87,14 +87,14 @@ export const oidcEndpoints = (deps: Deps) =>
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
       refuseRepeated(body)
-      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), assertionAudiences(tenantIssuers(deps.config, tenant), 'device_authorization'))
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), tenantIssuers(deps.config, tenant))
       return startDeviceAuthorization(deps, tenant, issuer, client, { scope: optionalField(body, 'scope') }, actor)
     })
     .post('/introspect', async ({ request, params, body, set }: EndpointRequest) => {
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
       refuseRepeated(body)
-      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), assertionAudiences(tenantIssuers(deps.config, tenant), 'introspect'))
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), tenantIssuers(deps.config, tenant))
       // (token_type_hint is only a hint, RFC 7662 §2.1: every kind is looked for anyway)
       return introspect(deps, tenant, tenantIssuers(deps.config, tenant), issuer, client, optionalField(body, 'token'))
     })
@@ -104,7 +104,7 @@ export const oidcEndpoints = (deps: Deps) =>
       const { tenant, issuer } = await issuerFor(deps, params.tenant)
       noStore(set)
       refuseRepeated(body)
-      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), assertionAudiences(tenantIssuers(deps.config, tenant), 'revoke'))
-      await revokeToken(deps, tenant, issuer, client, optionalField(body, 'token'), actor)
+      const client = await authenticateClient(deps, tenant.id, presentedClient(request, body), tenantIssuers(deps.config, tenant))
+      await revokeToken(deps, tenant, tenantIssuers(deps.config, tenant), issuer, client, optionalField(body, 'token'), actor)
       return ''
     })

@@ -100,12 +100,6 @@ export function presentedClient(request: Request, body: unknown): PresentedClien
   return { clientId: bodyId, secret: bodySecret === '' ? null : bodySecret }
 }
 
-/**
- * What a client assertion's aud may be at an endpoint, for each spelling of the tenant's issuer: the issuer (RFC 7523bis, and what
- * openid-client sends), the token endpoint (OpenID Connect Core §9), or the endpoint itself.
- */
-export const assertionAudiences = (issuers: readonly string[], endpoint: string) => issuers.flatMap((issuer) => [issuer, `${issuer}/token`, `${issuer}/${endpoint}`])
-
 /** The endpoints that answer JSON (a client's back end or library reads them, never a person). */
 const JSON_ENDPOINT = /^\/t\/[^/]+\/(token|userinfo|revoke|introspect|device_authorization|jwks|\.well-known\/openid-configuration)$/
 
