@@ -96,7 +96,7 @@ async function userPage(deps: Deps, console: Console, userId: string, done?: str
   const base = `${console.home}/users/${user.userId}`
   const action = (path: string, label: string, secondary = true, hidden: Record<string, string> = {}) => form({ action: `${base}/${path}`, token: page.token, submit: label, secondary, hidden })
   const lang = page.t.language
-  const main = html`${notice({ notice: doneOf(console, done, { count: String(sessions.length) }) })}
+  const main = html`${notice({ notice: doneOf(console, done) })}
 <h2>${c('console.user.profile')}</h2>
 <dl><dt>${c('console.users.email')}</dt><dd>${user.email}</dd><dt>${c('console.users.name')}</dt><dd>${user.firstName} ${user.lastName}</dd><dt>${c('console.users.type')}</dt><dd>${user.type}</dd><dt>${c('console.users.verified')}</dt><dd>${yesNo(console, user.emailVerifiedAt !== null)}</dd><dt>${c('console.users.status')}</dt><dd>${c(user.disabled ? 'console.users.disabled' : 'console.users.active')}</dd><dt>${c('console.users.created')}</dt><dd>${formatMoment(lang, user.createdAt)}</dd></dl>
 ${problems(page.t, state.actions ?? {})}
