@@ -19,6 +19,7 @@ import { field, form, formValue, notice, problems, type FormState } from '../pag
 import { html, type SafeHtml } from '../pages/html'
 import { PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { formatMoment } from '../pages/strings'
+import { describeUserAgent } from '../pages/user-agent'
 import { consoleChange, consoleProblem, openConsole, type Console } from './frame'
 import type { ConsoleKey } from './strings/en'
 
@@ -105,7 +106,7 @@ ${!user.hasPassword && user.type !== 'tenant' && !user.disabled && action('invit
 <h2>${c('console.user.groups')}</h2>
 <p>${user.groups.length === 0 ? c('console.none') : user.groups.join(', ')}</p>
 <h2>${c('console.user.sessions')}</h2>
-${sessions.length === 0 ? html`<p>${c('console.user.sessions.none')}</p>` : html`<ul class="sessions">${sessions.map((s) => html`<li><span>${s.userAgent ?? '—'}<span class="meta">${s.ip ?? ''} · ${formatMoment(lang, s.lastUsedAt)}</span></span></li>`)}</ul>${action('sessions/end', c('console.user.sessions.end'))}`}
+${sessions.length === 0 ? html`<p>${c('console.user.sessions.none')}</p>` : html`<ul class="sessions">${sessions.map((s) => html`<li><span>${describeUserAgent(page.t, s.userAgent)}<span class="meta">${s.ip ?? ''} · ${formatMoment(lang, s.lastUsedAt)}</span></span></li>`)}</ul>${action('sessions/end', c('console.user.sessions.end'))}`}
 <h2>${c('console.user.factors')}</h2>
 <p>${c('console.user.totp')}: ${yesNo(console, totp)}</p>
 ${totp && action('mfa/reset', c('console.user.totp.reset'))}
