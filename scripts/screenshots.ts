@@ -4,7 +4,8 @@
 // walking through the pages as a user would. `npm run screenshots -- --review DIR` writes
 // every page instead (login, account, sessions, passkeys, applications, TOTP set-up), at a
 // desktop and a phone width, in English and German, into DIR: to look at before and after a
-// change to the pages.
+// change to the pages. The admin console's users list and a user's page (console-users.png,
+// console-user.png) are made with an administrator who sets up TOTP on the account page.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -15,7 +16,9 @@ import { setTenantRelyingParty } from '../src/core/tenants/relying-party'
 import { login } from '../src/core/sign-in/login'
 import { createTenant } from '../src/core/tenants/tenants'
 import { updateTenantPages } from '../src/core/tenants/tenant-pages'
-import { createUser } from '../src/core/accounts/users'
+import { createUser, updateUser } from '../src/core/accounts/users'
+import { addMembers, createGroup } from '../src/core/groups/groups'
+import { totpCode, totpStep } from '../src/core/mfa/totp'
 import { silentLogger } from '../src/log'
 import { openRuntime } from '../src/runtime'
 import { startServer } from '../src/server/serve'
@@ -39,7 +42,7 @@ try {
   // pages are opened at localhost.
   const origin = server.url.replace('127.0.0.1', 'localhost')
   await setTenantRelyingParty(runtime, tenant.id, { rpId: 'localhost', origins: [origin] })
-  await createUser(runtime, { tenantId: tenant.id, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', password: PASSWORD })
+  const ada = (await createUser(runtime, { tenantId: tenant.id, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', password: PASSWORD })).user
   for (const userAgent of ELSEWHERE) {
     await login(runtime, { tenant, email: 'ada@example.com', password: PASSWORD, rememberMe: false }, { ip: '203.0.113.7', userAgent })
   }
@@ -70,6 +73,7 @@ try {
     await page.context().clearCookies()
     await page.goto(`${base}/forgot`)
     await shot('forgot')
+    await consoleShots(base, tenant.id, ada.id)
   } else {
     for (const locale of ['en', 'de']) {
       for (const [size, viewport] of [['desktop', { width: 900, height: 760 }], ['phone', { width: 390, height: 800 }]] as const) {
@@ -108,8 +112,38 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 
-async function signIn(page: Page, password: string) {
-  await page.getByLabel('E-mail address').fill('ada@example.com')
+/** The admin console (docs/console.md): an administrator with TOTP, the users list and Ada's page. */
+async function consoleShots(base: string, tenantId: string, adaId: string) {
+  const admin = (await createUser(runtime, { tenantId, email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'admin', password: PASSWORD })).user
+  for (const [email, firstName, lastName] of [['alan@example.com', 'Alan', 'Turing'], ['barbara@example.com', 'Barbara', 'Liskov'], ['edsger@example.com', 'Edsger', 'Dijkstra']] as const) {
+    await createUser(runtime, { tenantId, email, firstName, lastName, invite: true })
+  }
+  const edsger = await runtime.store.users.findByEmail(tenantId, 'edsger@example.com')
+  await updateUser(runtime, edsger!.id, { disabled: true })
+  const staff = await createGroup(runtime, { tenantId, name: 'staff' })
+  await addMembers(runtime, staff.id, [adaId, admin.id])
+  const page = await (await browser.newContext({ viewport: { width: 1100, height: 760 }, locale: 'en' })).newPage()
+  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true })
+  await page.goto(`${base}/login`)
+  await signIn(page, PASSWORD, admin.email)
+  await page.goto(`${base}/account`)
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Turn on two-step verification' }).click()])
+  const secret = (await page.locator('p code').textContent())!.replaceAll(' ', '')
+  // (the step before now for the set-up, now's to open the console: each code is taken once)
+  const step = totpStep(Date.now())
+  await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, step - 1))
+  await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Turn on' }).click()])
+  await page.goto(`${base}/admin/users`)
+  await page.getByLabel('Code').fill(totpCode(secret, step))
+  await Promise.all([page.waitForURL('**/admin/users'), page.getByRole('button', { name: 'Verify' }).click()])
+  await shot('console-users')
+  await page.goto(`${base}/admin/users/${adaId}`)
+  await shot('console-user')
+  await page.context().close()
+}
+
+async function signIn(page: Page, password: string, email = 'ada@example.com') {
+  await page.getByLabel('E-mail address').fill(email)
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }

@@ -19,6 +19,7 @@ import { field, form, formValue, notice, problems, type FormState } from '../pag
 import { html, type SafeHtml } from '../pages/html'
 import { PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { formatMoment } from '../pages/strings'
+import { describeUserAgent } from '../pages/user-agent'
 import { consoleChange, consoleProblem, openConsole, type Console } from './frame'
 import type { ConsoleKey } from './strings/en'
 
@@ -96,7 +97,7 @@ async function userPage(deps: Deps, console: Console, userId: string, done?: str
   const base = `${console.home}/users/${user.userId}`
   const action = (path: string, label: string, secondary = true, hidden: Record<string, string> = {}) => form({ action: `${base}/${path}`, token: page.token, submit: label, secondary, hidden })
   const lang = page.t.language
-  const main = html`${notice({ notice: doneOf(console, done, { count: String(sessions.length) }) })}
+  const main = html`${notice({ notice: doneOf(console, done) })}
 <h2>${c('console.user.profile')}</h2>
 <dl><dt>${c('console.users.email')}</dt><dd>${user.email}</dd><dt>${c('console.users.name')}</dt><dd>${user.firstName} ${user.lastName}</dd><dt>${c('console.users.type')}</dt><dd>${user.type}</dd><dt>${c('console.users.verified')}</dt><dd>${yesNo(console, user.emailVerifiedAt !== null)}</dd><dt>${c('console.users.status')}</dt><dd>${c(user.disabled ? 'console.users.disabled' : 'console.users.active')}</dd><dt>${c('console.users.created')}</dt><dd>${formatMoment(lang, user.createdAt)}</dd></dl>
 ${problems(page.t, state.actions ?? {})}
@@ -105,7 +106,7 @@ ${!user.hasPassword && user.type !== 'tenant' && !user.disabled && action('invit
 <h2>${c('console.user.groups')}</h2>
 <p>${user.groups.length === 0 ? c('console.none') : user.groups.join(', ')}</p>
 <h2>${c('console.user.sessions')}</h2>
-${sessions.length === 0 ? html`<p>${c('console.user.sessions.none')}</p>` : html`<ul class="sessions">${sessions.map((s) => html`<li><span>${s.userAgent ?? '—'}<span class="meta">${s.ip ?? ''} · ${formatMoment(lang, s.lastUsedAt)}</span></span></li>`)}</ul>${action('sessions/end', c('console.user.sessions.end'))}`}
+${sessions.length === 0 ? html`<p>${c('console.user.sessions.none')}</p>` : html`<ul class="sessions">${sessions.map((s) => html`<li><span>${describeUserAgent(page.t, s.userAgent)}<span class="meta">${s.ip ?? ''} · ${formatMoment(lang, s.lastUsedAt)}</span></span></li>`)}</ul>${action('sessions/end', c('console.user.sessions.end'))}`}
 <h2>${c('console.user.factors')}</h2>
 <p>${c('console.user.totp')}: ${yesNo(console, totp)}</p>
 ${totp && action('mfa/reset', c('console.user.totp.reset'))}

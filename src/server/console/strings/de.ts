@@ -61,7 +61,7 @@ export const consoleDe: ConsoleCatalogue = {
   'console.user.sessions': 'Sitzungen',
   'console.user.sessions.none': 'Keine aktiven Sitzungen.',
   'console.user.sessions.end': 'Alle Sitzungen beenden',
-  'console.user.sessions.ended': 'Alle Sitzungen wurden beendet ({count}).',
+  'console.user.sessions.ended': 'Alle Sitzungen wurden beendet.',
   'console.user.factors': 'Zweite Faktoren',
   'console.user.totp': 'Authenticator-App',
   'console.user.totp.reset': 'Zweiten Faktor zurücksetzen',

@@ -60,7 +60,7 @@ export const consoleEn = {
   'console.user.sessions': 'Sessions',
   'console.user.sessions.none': 'No live sessions.',
   'console.user.sessions.end': 'End all sessions',
-  'console.user.sessions.ended': 'All sessions were ended ({count}).',
+  'console.user.sessions.ended': 'All sessions were ended.',
   'console.user.factors': 'Second factors',
   'console.user.totp': 'Authenticator app',
   'console.user.totp.reset': 'Reset the second factor',

@@ -1,0 +1,288 @@
+// The admin console (product spec §27) in Chromium (playwright-core) against a real server: an
+// administrator signs in with the password and a TOTP code, opens the console, goes to Users
+// by the navigation (by keyboard), searches, opens a user, disables and enables them, creates
+// one (the invitation), ends their sessions, lets the step-up window pass and confirms with the
+// password; a user of type `user` is refused and switches accounts; the console in German. The
+// console has no JavaScript; the browser runs with it on, as people's do, and it must not
+// matter. Every console page and state reached is checked with axe-core (no serious or
+// critical finding). CONSOLE_PAGES lists the sections' pages to check: a section adds its line.
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { totpCode, totpStep } from '../../src/core/mfa/totp'
+import { silentLogger } from '../../src/log'
+import { consoleDe } from '../../src/server/console/strings/de'
+import { startServer, type RunningServer } from '../../src/server/serve'
+import { loaded, runBrowserTests, seriousViolations, sharedBrowser } from '../browser'
+import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+
+let ctx: TestContext
+let server: RunningServer
+let checker: BrowserContext
+let base: string
+let admin: { userId: string; email: string; secret: string }
+let ada: { userId: string; email: string }
+
+/**
+ * The console's pages an admin reaches by a GET, each checked with axe-core and for its
+ * heading: one line per page. `path` is below /t/{tenant}/admin; `heading` is the page's h1.
+ */
+const CONSOLE_PAGES: { state: string; path: () => string; heading: string | RegExp }[] = [
+  { state: 'home', path: () => '', heading: 'Admin console' },
+  { state: 'users list', path: () => '/users', heading: 'Users' },
+  { state: 'users: no match', path: () => '/users?email=nobody%40example.com', heading: 'Users' },
+  { state: 'users: not an address', path: () => '/users?email=not-an-address', heading: 'Users' },
+  { state: 'a user', path: () => `/users/${ada.userId}`, heading: 'Ada Lovelace' },
+]
+
+beforeAll(async () => {
+  if (!runBrowserTests) return
+  ctx = await createTestContext({ AUTHD_PORT: '0', AUTHD_REFUSAL_HOLD_MS: '0' })
+  server = await startServer(ctx.runtime, silentLogger)
+  base = `${server.url}/t/${ctx.tenantId}`
+  const root = await ctx.addUser({ email: 'root@example.com', type: 'admin', firstName: 'Root', lastName: 'Admin' })
+  admin = { ...root, secret: await withTotp(root.email) }
+  ada = await ctx.addUser({ email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' })
+  checker = await (await sharedBrowser()).newContext({ bypassCSP: true })
+}, 60_000)
+
+afterAll(async () => {
+  if (!runBrowserTests) return
+  await checker?.close()
+  await server?.stop()
+  await ctx?.close()
+})
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+const currentCode = (secret: string) => totpCode(secret, totpStep(ctx.clock.now()))
+const heading = (page: Page) => page.locator('h1').textContent()
+const notice = (page: Page) => page.locator('.notice').textContent()
+
+/** Turns TOTP on for the user through the API: its secret. */
+async function withTotp(email: string): Promise<string> {
+  const token = (await loginFor(ctx, email)).json.data.response.accessToken as string
+  const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
+  expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: currentCode(secret) } })).status).toBe(200)
+  ctx.clock.advance(30)
+  return secret
+}
+
+async function expectAccessible(page: Page, state: string) {
+  const violations = await seriousViolations(checker, page)
+  expect({ state, violations }).toEqual({ state, violations: [] })
+}
+
+/** Signs in on the login page the browser is on: the password, then the TOTP code when `secret` is given. */
+async function signIn(page: Page, email: string, secret?: string) {
+  await page.locator('#f-email').fill(email)
+  await page.locator('#f-password').fill(PASSWORD)
+  await loaded(page, () => page.locator('form[action$="/login"] button[type=submit]').click())
+  if (!secret) return
+  await expectAccessible(page, 'second-factor challenge')
+  ctx.clock.advance(30)
+  await page.locator('#f-code').fill(currentCode(secret))
+  await loaded(page, () => page.locator('form[action$="/login/second-factor"] button[type=submit]').click())
+}
+
+/** A fresh browser context (cookies of its own) with the admin signed in, on the console's home. */
+async function adminIn(options: { locale?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await (await sharedBrowser()).newContext({ locale: options.locale ?? 'en-US' })
+  const page = await context.newPage()
+  await page.goto(`${base}/admin`)
+  expect(new URL(page.url()).pathname).toBe(`/t/${ctx.tenantId}/login`)
+  await signIn(page, admin.email, admin.secret)
+  expect(new URL(page.url()).pathname).toBe(`/t/${ctx.tenantId}/admin`)
+  return { context, page }
+}
+
+/** Presses Tab until the focused element is the one `matches` recognises (as a person with a keyboard would). */
+async function tabTo(page: Page, matches: (element: { tag: string; text: string; id: string }) => boolean, what: string) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab')
+    const focused = await page.evaluate(() => {
+      const element = (globalThis as any).document.activeElement
+      return { tag: element?.tagName.toLowerCase() ?? '', text: (element?.textContent ?? '').trim(), id: element?.id ?? '' }
+    })
+    if (matches(focused)) return
+  }
+  throw new Error(`Tab never reached ${what}`)
+}
+
+describe('the admin console in Chromium', () => {
+  it.skipIf(!runBrowserTests)(
+    'an admin signs in with TOTP, reaches Users by keyboard, searches, opens a user, disables and enables, creates one, ends sessions, confirms after 5 minutes',
+    async () => {
+      const { context, page } = await adminIn()
+      try {
+        expect(await heading(page)).toBe('Admin console')
+        expect(await page.getByRole('navigation', { name: 'Admin console sections' }).isVisible()).toBe(true)
+        await expectAccessible(page, 'home')
+
+        // The navigation and the search form by keyboard alone.
+        await tabTo(page, (e) => e.tag === 'a' && e.text === 'Users', 'the Users link')
+        await loaded(page, () => page.keyboard.press('Enter'))
+        expect(await heading(page)).toBe('Users')
+        expect(await page.getByRole('link', { name: 'Users' }).getAttribute('aria-current')).toBe('page')
+        await expectAccessible(page, 'users list')
+        await tabTo(page, (e) => e.id === 'f-email-search', 'the search field')
+        await page.keyboard.type(ada.email)
+        await loaded(page, () => page.keyboard.press('Enter'))
+        expect(new URL(page.url()).searchParams.get('email')).toBe(ada.email)
+        expect(await page.locator('tbody tr').count()).toBe(1)
+        await expectAccessible(page, 'users: one found')
+
+        await loaded(page, () => page.getByRole('link', { name: ada.email }).click())
+        expect(await heading(page)).toBe('Ada Lovelace')
+        await expectAccessible(page, 'a user')
+
+        await loaded(page, () => page.getByRole('button', { name: 'Disable' }).click())
+        expect(await notice(page)).toBe('The user was disabled: their sessions ended.')
+        expect(await page.locator('dd', { hasText: 'disabled' }).count()).toBe(1)
+        await expectAccessible(page, 'a user, disabled')
+        await loaded(page, () => page.getByRole('button', { name: 'Enable' }).click())
+        expect(await notice(page)).toBe('The user was enabled.')
+        const [disabled] = await ctx.runtime.store.audit.query({ tenantId: ctx.tenantId, type: 'user.disabled' })
+        expect(disabled).toMatchObject({ userId: ada.userId, actorUserId: admin.userId })
+
+        // A user created with the invitation; a taken address is the form's problem.
+        await loaded(page, () => page.getByRole('link', { name: 'Users' }).click())
+        await page.getByLabel('E-mail address', { exact: true }).fill(ada.email)
+        await page.getByLabel('First name').fill('Ada')
+        await page.getByLabel('Last name').fill('Again')
+        await loaded(page, () => page.getByRole('button', { name: 'Create and invite' }).click())
+        expect(await page.locator('[role=alert]').first().textContent()).toContain('already')
+        await expectAccessible(page, 'users: create refused')
+        await page.getByLabel('E-mail address', { exact: true }).fill('grace@example.com')
+        await page.getByLabel('First name').fill('Grace')
+        await page.getByLabel('Last name').fill('Hopper')
+        await loaded(page, () => page.getByRole('button', { name: 'Create and invite' }).click())
+        expect(await heading(page)).toBe('Grace Hopper')
+        expect(await notice(page)).toBe('The user was created and invited.')
+        const grace = await ctx.runtime.store.users.findByEmail(ctx.tenantId, 'grace@example.com')
+        const [created] = (await ctx.runtime.store.audit.query({ tenantId: ctx.tenantId, type: 'user.created' })).filter((e) => e.userId === grace!.id)
+        expect(created).toMatchObject({ actorUserId: admin.userId, detail: { invited: true } })
+        expect(await page.getByRole('button', { name: 'Send an invitation again' }).isVisible()).toBe(true)
+        await expectAccessible(page, 'a user, just created')
+
+        // Ada's sessions (two sign-ins elsewhere), ended.
+        await loginFor(ctx, ada.email)
+        await loginFor(ctx, ada.email)
+        await page.goto(`${base}/admin/users/${ada.userId}`)
+        expect(await page.locator('ul.sessions li').count()).toBe(2)
+        await loaded(page, () => page.getByRole('button', { name: 'End all sessions' }).click())
+        expect(await notice(page)).toBe('All sessions were ended.')
+        expect(await page.getByText('No live sessions.').isVisible()).toBe(true)
+
+        // Five minutes later: the change asks for a confirmation first, then is made.
+        ctx.clock.advance(6 * 60)
+        await loaded(page, () => page.reload())
+        expect(await page.getByText('You will be asked to confirm it is you before your next change.').isVisible()).toBe(true)
+        await loaded(page, () => page.getByRole('button', { name: 'Disable' }).click())
+        expect(await heading(page)).toBe('Confirm it is you')
+        expect((await ctx.runtime.store.users.get(ada.userId))?.disabledAt).toBeNull()
+        await expectAccessible(page, 'confirmation')
+        await page.getByLabel('Password').fill('not the password')
+        await loaded(page, () => page.getByRole('button', { name: 'Confirm with your password' }).click())
+        expect(await page.locator('#f-password-error').textContent()).toBe('The password is wrong.')
+        await expectAccessible(page, 'confirmation: wrong password')
+        await page.getByLabel('Password').fill(PASSWORD)
+        await loaded(page, () => page.getByRole('button', { name: 'Confirm with your password' }).click())
+        expect(new URL(page.url()).pathname).toBe(`/t/${ctx.tenantId}/admin/users/${ada.userId}`)
+        expect(await page.getByText(/^Confirmed: you can make changes until/).isVisible()).toBe(true)
+        await loaded(page, () => page.getByRole('button', { name: 'Disable' }).click())
+        expect(await notice(page)).toBe('The user was disabled: their sessions ended.')
+        expect((await ctx.runtime.store.users.get(ada.userId))?.disabledAt).not.toBeNull()
+        await loaded(page, () => page.getByRole('button', { name: 'Enable' }).click())
+      } finally {
+        await context.close()
+      }
+    },
+    120_000,
+  )
+
+  it.skipIf(!runBrowserTests)('has no serious or critical axe-core finding on any of its pages', async () => {
+    const { context, page } = await adminIn()
+    try {
+      for (const { state, path, heading: expected } of CONSOLE_PAGES) {
+        const answer = await page.goto(`${base}/admin${path()}`)
+        expect({ state, status: answer?.status() }).toEqual({ state, status: 200 })
+        const title = await heading(page)
+        expect({ state, title: typeof expected === 'string' ? title === expected : expected.test(title ?? '') }).toEqual({ state, title: true })
+        await expectAccessible(page, state)
+      }
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('refuses a user of type user, who signs out and comes back as the admin', async () => {
+    const context = await (await sharedBrowser()).newContext()
+    try {
+      const { email } = await ctx.addUser({ email: 'linus@example.com' })
+      const page = await context.newPage()
+      await page.goto(`${base}/admin/users`)
+      await signIn(page, email)
+      const refused = await page.goto(`${base}/admin`)
+      expect(refused?.status()).toBe(403)
+      expect(await heading(page)).toBe('Not an administrator')
+      expect(await page.getByRole('alert').textContent()).toContain('linus@example.com, who is not an administrator')
+      await expectAccessible(page, 'not an administrator')
+      await loaded(page, () => page.getByRole('button', { name: 'Sign out and use another account' }).click())
+      expect(new URL(page.url()).searchParams.get('return_to')).toBe(`/t/${ctx.tenantId}/admin`)
+      await signIn(page, admin.email, admin.secret)
+      expect(await heading(page)).toBe('Admin console')
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('sends an admin without a second factor to set one up, and asks for it when set up in the session', async () => {
+    const { email } = await ctx.addUser({ email: 'second@example.com', type: 'admin' })
+    const context = await (await sharedBrowser()).newContext()
+    try {
+      const page = await context.newPage()
+      await page.goto(`${base}/admin`)
+      await signIn(page, email)
+      expect(await heading(page)).toBe('A second factor is needed')
+      await expectAccessible(page, 'second factor: set one up')
+      await loaded(page, () => page.getByRole('link', { name: 'Set up a second factor' }).click())
+      await loaded(page, () => page.getByRole('button', { name: 'Turn on two-step verification' }).click())
+      const secret = (await page.locator('p code').textContent())!.replaceAll(' ', '')
+      await page.getByLabel('Code', { exact: true }).fill(currentCode(secret))
+      await loaded(page, () => page.getByRole('button', { name: 'Turn on' }).click())
+      ctx.clock.advance(30)
+      await page.goto(`${base}/admin/users`)
+      expect(await heading(page)).toBe('A second factor is needed')
+      await expectAccessible(page, 'second factor: prove it')
+      await page.getByLabel('Code').fill(currentCode(secret) === '000000' ? '111111' : '000000')
+      await loaded(page, () => page.getByRole('button', { name: 'Verify' }).click())
+      expect(await page.locator('#f-code-error').isVisible()).toBe(true)
+      await expectAccessible(page, 'second factor: wrong code')
+      await page.getByLabel('Code').fill(currentCode(secret))
+      await loaded(page, () => page.getByRole('button', { name: 'Verify' }).click())
+      expect(await heading(page)).toBe('Users')
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('speaks German to a German browser', async () => {
+    const { context, page } = await adminIn({ locale: 'de-DE' })
+    try {
+      expect(await page.locator('html').getAttribute('lang')).toBe('de')
+      expect(await heading(page)).toBe(consoleDe['console.title'])
+      expect(await page.locator('main p').last().textContent()).toContain('Hier verwalten Sie')
+      await expectAccessible(page, 'home, German')
+      await loaded(page, () => page.getByRole('link', { name: 'Benutzer' }).click())
+      expect(await heading(page)).toBe('Benutzer')
+      expect(await page.getByLabel(consoleDe['console.users.search']).isVisible()).toBe(true)
+      await expectAccessible(page, 'users list, German')
+      await page.goto(`${base}/admin/users?email=nobody%40example.com`)
+      expect(await page.getByText(consoleDe['console.users.none']).isVisible()).toBe(true)
+      await page.goto(`${base}/admin/users/${ada.userId}`)
+      expect(await page.getByRole('heading', { name: consoleDe['console.user.profile'] }).isVisible()).toBe(true)
+      await expectAccessible(page, 'a user, German')
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+})
