@@ -5,9 +5,8 @@
 // change, bad input as a page that names the problem, and each action the same domain function
 // (same stored result, same audit event) as its admin API twin.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createUser } from '../../src/core/accounts/users'
 import { auditEvent, CLI_ACTOR } from '../../src/core/audit/audit'
-import { providerSecretOf } from '../../src/core/federation/providers'
+import { createProvider, providerSecretOf } from '../../src/core/federation/providers'
 import { createGroup } from '../../src/core/groups/groups'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createClient, toClientView } from '../../src/core/oidc/clients'
@@ -221,5 +220,185 @@ describe('the console’s applications', () => {
     expect(confirmed.location).toBe(`${base}/admin/applications`)
     const made = await browser.submit(await browser.get(confirmed.location!), '/admin/applications/service', { serviceName: 'Billing', scopes: '', audiences: '' }, FROM_AUTHD)
     expect(made.status).toBe(201)
+  })
+})
+
+const SECRET = 'upstream-client-secret-5b1e9c'
+
+/** Links an identity as the sign-in flow would (the store's own insert, with its event). */
+async function link(providerId: string, userId: string) {
+  const identity = { id: Bun.randomUUIDv7(), tenantId: ctx.tenantId, providerId, subject: Bun.randomUUIDv7(), userId, email: null, emailVerified: true, createdAt: ctx.clock.now(), lastUsedAt: null }
+  expect(await ctx.runtime.store.identities.insert(identity, auditEvent(ctx.runtime, 'identity.linked', CLI_ACTOR, { tenantId: ctx.tenantId, userId, detail: { providerId } }))).toBe(true)
+}
+
+describe('the console’s identity providers', () => {
+  it('adds a provider, shows the redirect URI to register and never the secret, changes it and deletes it with its identities', async () => {
+    await adminIn()
+    const list = await browser.get(`${base}/admin/providers`)
+    expect(list.html).toContain('No identity providers yet')
+    expect(list.html).toContain('type="password"')
+    const created = await browser.submit(list, '/admin/providers', { type: 'google', name: '', issuer: '', entraTenant: '', clientId: 'web.apps.googleusercontent.com', clientSecret: SECRET }, FROM_AUTHD)
+    expect(created.status).toBe(303)
+    expect(created.html).not.toContain(SECRET)
+    const providerId = providerIdOn(created.location)!
+    const page = await browser.get(created.location!)
+    expect(noticeText(page.html)).toStartWith('The identity provider was added.')
+    expect(page.html).toContain(`${ORIGIN}/t/${ctx.tenantId}/login/${providerId}/callback`)
+    const listed = await browser.get(`${base}/admin/providers`)
+    for (const later of [page, listed]) expect(later.html).not.toContain(SECRET)
+    expect(listed.html).toContain(`href="${base}/admin/providers/${providerId}"`)
+    const stored = (await ctx.runtime.store.providers.get(providerId))!
+    expect({ name: stored.name, issuer: stored.issuer, secret: providerSecretOf(ctx.runtime, stored) }).toEqual({ name: 'Google', issuer: 'https://accounts.google.com', secret: SECRET })
+    expect((await auditOf('provider.created'))[0]).toMatchObject({ actorUserId: admin.userId, detail: { providerId, type: 'google' } })
+
+    // Only what changed is changed: the name and a new secret (an empty secret field keeps the old one).
+    const edited = await browser.submit(page, `/admin/providers/${providerId}/edit`, { name: 'Google Workspace', clientId: 'web.apps.googleusercontent.com', clientSecret: 'a-new-secret' }, FROM_AUTHD)
+    expect(edited.location).toBe(`${base}/admin/providers/${providerId}?done=updated`)
+    const after = (await ctx.runtime.store.providers.get(providerId))!
+    expect({ name: after.name, secret: providerSecretOf(ctx.runtime, after) }).toEqual({ name: 'Google Workspace', secret: 'a-new-secret' })
+    expect((await auditOf('provider.updated'))[0]).toMatchObject({ actorUserId: admin.userId, detail: { fields: ['name', 'clientSecret'] } })
+    expect((await browser.get(edited.location!)).html).not.toContain('a-new-secret')
+    const nothing = await browser.submit(page, `/admin/providers/${providerId}/edit`, { name: 'Google Workspace', clientId: 'web.apps.googleusercontent.com', clientSecret: '' }, FROM_AUTHD)
+    expect({ status: nothing.status, problem: problemText(nothing.html)?.includes('Nothing to change') }).toEqual({ status: 400, problem: true })
+
+    // Delete: says how many identities go, asks for the name.
+    const ada = await ctx.addUser({ email: 'ada@example.com' })
+    await link(providerId, ada.userId)
+    await link(providerId, admin.userId)
+    const before = await browser.get(`${base}/admin/providers/${providerId}`)
+    expect(before.html).toContain('the 2 identities linked through it are deleted')
+    const mistyped = await browser.submit(before, `/admin/providers/${providerId}/delete`, { confirm_name: 'Google' }, FROM_AUTHD)
+    expect(mistyped.status).toBe(400)
+    expect(problemText(mistyped.html)).toContain('Type the identity provider’s name exactly')
+    const deleted = await browser.submit(before, `/admin/providers/${providerId}/delete`, { confirm_name: 'Google Workspace' }, FROM_AUTHD)
+    expect(deleted.location).toBe(`${base}/admin/providers?done=deleted&count=2`)
+    expect(noticeText((await browser.get(deleted.location!)).html)).toBe('The identity provider was deleted, and 2 linked identities with it.')
+    expect(await ctx.runtime.store.providers.get(providerId)).toBeNull()
+    expect(await ctx.runtime.store.identities.listByUser(ada.userId)).toEqual([])
+    expect((await auditOf('provider.deleted'))[0]).toMatchObject({ actorUserId: admin.userId, detail: { identitiesDeleted: 2 } })
+  })
+
+  it('says what is wrong with the form, keeps what was typed but the secret, and adds nothing', async () => {
+    await adminIn()
+    const list = await browser.get(`${base}/admin/providers`)
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ type: 'oidc', name: '', issuer: 'https://sso.example.com' }, 'name is required for oidc'],
+      [{ type: 'oidc', name: 'Keycloak', issuer: 'http://sso.example.com' }, 'issuer must be an https URL'],
+      [{ type: 'microsoft', name: '', entraTenant: 'everyone' }, 'entraTenant must be'],
+      [{ type: 'google', issuer: 'https://accounts.example.com' }, 'issuer is not taken for google'],
+      [{ type: 'saml' }, 'type must be one of'],
+    ]
+    for (const [fields, problem] of cases) {
+      const answer = await browser.submit(list, '/admin/providers', { clientId: 'the-client', clientSecret: SECRET, ...fields }, FROM_AUTHD)
+      expect({ status: answer.status, problem: problemText(answer.html)?.includes(problem) }).toEqual({ status: 400, problem: true })
+      expect(answer.html).toContain('value="the-client"')
+      expect(answer.html).not.toContain(SECRET)
+    }
+    const noSecret = await browser.submit(list, '/admin/providers', { type: 'github', clientId: 'the-client', clientSecret: '' }, FROM_AUTHD)
+    expect(noSecret.status).toBe(400)
+    expect(await ctx.runtime.store.providers.list(ctx.tenantId)).toEqual([])
+  })
+
+  it('never shows or changes another tenant’s provider: a 404', async () => {
+    await adminIn()
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
+    const { provider } = await createProvider(ctx.runtime, other.id, { type: 'github', clientId: 'theirs', clientSecret: SECRET })
+    expect((await browser.get(`${base}/admin/providers/${provider.providerId}`)).status).toBe(404)
+    const hidden = formOn((await browser.get(`${base}/admin/providers`)).html, '/admin/providers').hidden
+    expect((await browser.post(`${base}/admin/providers/${provider.providerId}/edit`, { ...hidden, name: 'Mine', clientId: 'theirs' }, FROM_AUTHD)).status).toBe(404)
+    expect((await browser.post(`${base}/admin/providers/${provider.providerId}/delete`, { ...hidden, confirm_name: 'GitHub' }, FROM_AUTHD)).status).toBe(404)
+    expect((await ctx.runtime.store.providers.get(provider.providerId))?.name).toBe('GitHub')
+  })
+})
+
+// Each console action and its admin API twin, done once each way on the same fixture: the
+// same stored result and the same audit event (its type and detail, ids aside), so the two
+// can never drift into two sets of rules.
+describe('the console and the admin API stay one', () => {
+  const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g
+  const normal = (value: unknown) => JSON.parse(JSON.stringify(value ?? null).replace(UUID, '<id>').replace(/authd_cs_[A-Za-z0-9_-]+/g, '<secret>').replace(/"(createdAt|updatedAt)":"[^"]+"/g, '"$1":"<time>"'))
+  const clientOf = async (id: string) => { const c = await ctx.runtime.store.oidc.getClient(id); return c && toClientView(c) }
+  const providerOf = async (id: string) => { const p = await ctx.runtime.store.providers.get(id); return p && { ...p, clientSecretSealed: providerSecretOf(ctx.runtime, p), createdAt: '<time>', updatedAt: '<time>' } }
+  const newClient = async () => (await createClient(ctx.runtime, ctx.tenantId, { name: 'Wiki', redirectUris: ['https://wiki.example.com/cb'] })).client.id
+  const newProvider = async () => (await createProvider(ctx.runtime, ctx.tenantId, { type: 'oidc', name: 'Keycloak', issuer: 'https://sso.example.com', clientId: 'kc', clientSecret: SECRET })).provider.providerId
+  const form = async (path: string, action: string, fields: Array<[string, string]>) => (await submitAll(await browser.get(`${base}/admin${path}`), action, fields)).status
+
+  type Twin = { action: string; audit: string; setup?: () => Promise<string>; api: (id: string) => Promise<unknown>; console: (id: string) => Promise<number>; stored: (id: string) => Promise<unknown> }
+  const twins: Twin[] = [
+    {
+      action: 'register an OpenID client',
+      audit: 'oidc_client.created',
+      api: () => adminApi('POST', '/clients', { name: 'Wiki', redirectUris: ['https://wiki.example.com/cb'], public: false, firstParty: true, allowedGroups: ['staff'] }),
+      console: () => form('/applications', '/admin/applications', [['name', 'Wiki'], ['redirectUris', 'https://wiki.example.com/cb'], ['type', 'confidential'], ['firstParty', 'on'], ['allowedGroups.0', 'staff']]),
+      stored: clientOf,
+    },
+    {
+      action: 'register a public client',
+      audit: 'oidc_client.created',
+      api: () => adminApi('POST', '/clients', { name: 'SPA', redirectUris: ['https://spa.example.com/cb'], public: true }),
+      console: () => form('/applications', '/admin/applications', [['name', 'SPA'], ['redirectUris', 'https://spa.example.com/cb'], ['type', 'public']]),
+      stored: clientOf,
+    },
+    {
+      action: 'register a service client',
+      audit: 'oidc_client.created',
+      api: () => adminApi('POST', '/clients', { name: 'Billing', service: true, scopes: ['invoices:read'], audiences: ['https://api.example/'] }),
+      console: () => form('/applications', '/admin/applications/service', [['serviceName', 'Billing'], ['scopes', 'invoices:read'], ['audiences', 'https://api.example/']]),
+      stored: clientOf,
+    },
+    {
+      action: 'change redirect URIs and allowed groups',
+      audit: 'oidc_client.updated',
+      setup: newClient,
+      api: (id) => adminApi('PATCH', `/clients/${id}`, { redirectUris: ['https://wiki.example.com/new'], allowedGroups: ['staff'] }),
+      console: (id) => form(`/applications/${id}`, `/admin/applications/${id}/edit`, [['redirectUris', 'https://wiki.example.com/new'], ['allowedGroups.0', 'staff']]),
+      stored: clientOf,
+    },
+    { action: 'rotate a secret', audit: 'oidc_client.secret_rotated', setup: newClient, api: (id) => adminApi('POST', `/clients/${id}/rotate-secret`), console: (id) => form(`/applications/${id}`, `/admin/applications/${id}/rotate`, []), stored: clientOf },
+    { action: 'delete a client', audit: 'oidc_client.deleted', setup: newClient, api: (id) => adminApi('DELETE', `/clients/${id}`), console: (id) => form(`/applications/${id}`, `/admin/applications/${id}/delete`, [['confirm_name', 'Wiki']]), stored: clientOf },
+    {
+      action: 'add a provider',
+      audit: 'provider.created',
+      api: () => adminApi('POST', '/providers', { type: 'microsoft', entraTenant: 'organizations', clientId: 'ms', clientSecret: SECRET }),
+      console: () => form('/providers', '/admin/providers', [['type', 'microsoft'], ['name', ''], ['issuer', ''], ['entraTenant', 'organizations'], ['clientId', 'ms'], ['clientSecret', SECRET]]),
+      stored: providerOf,
+    },
+    {
+      action: 'change a provider',
+      audit: 'provider.updated',
+      setup: newProvider,
+      api: (id) => adminApi('PATCH', `/providers/${id}`, { issuer: 'https://sso2.example.com', clientSecret: 'new' }),
+      console: (id) => form(`/providers/${id}`, `/admin/providers/${id}/edit`, [['name', 'Keycloak'], ['issuer', 'https://sso2.example.com'], ['clientId', 'kc'], ['clientSecret', 'new']]),
+      stored: providerOf,
+    },
+    { action: 'delete a provider', audit: 'provider.deleted', setup: newProvider, api: (id) => adminApi('DELETE', `/providers/${id}`), console: (id) => form(`/providers/${id}`, `/admin/providers/${id}/delete`, [['confirm_name', 'Keycloak']]), stored: providerOf },
+  ]
+
+  let adminKey: string
+  const adminApi = async (method: string, path: string, body?: unknown) => {
+    const res = await ctx.call(method, `/api/v1/admin${path}`, { body, apiKey: adminKey })
+    expect(res.status).toBeLessThan(300)
+    return res
+  }
+
+  it.each(twins.map((twin) => [twin.action, twin] as const))('%s: the same stored result and audit event both ways', async (_, twin) => {
+    adminKey = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, name: 'backend', scope: 'admin' })).key
+    await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'staff' })
+    await adminIn()
+    const results = []
+    for (const way of ['api', 'console'] as const) {
+      const id = (await twin.setup?.()) ?? ''
+      if (way === 'api') await twin.api(id)
+      else expect(await twin.console(id)).toBeOneOf([200, 201, 303])
+      const [event] = await auditOf(twin.audit)
+      const made = (event!.detail as { clientId?: string; providerId?: string })
+      results.push({ actor: way === 'api' ? event!.apiKeyId !== undefined && event!.apiKeyId !== null : event!.actorUserId === admin.userId, detail: normal(event!.detail), stored: normal(await twin.stored(made.clientId ?? made.providerId ?? id)) })
+      // (a provider's name is the tenant's once: the second way starts without the first's)
+      for (const p of await ctx.runtime.store.providers.list(ctx.tenantId)) await ctx.runtime.store.providers.delete(p.id)
+    }
+    expect(results[0]!.actor).toBe(true)
+    expect(results[1]!.actor).toBe(true)
+    expect(results[1]!.detail).toEqual(results[0]!.detail)
+    expect(results[1]!.stored).toEqual(results[0]!.stored)
   })
 })
