@@ -166,8 +166,11 @@ ${client.jwks && html`<dt>${c('console.app.keys')}</dt><dd>${c('console.app.keys
 ${!client.service && html`<dt>${c('console.apps.redirectUris')}</dt><dd>${list(client.redirectUris)}</dd>
 <dt>${c('console.app.postLogout')}</dt><dd>${list(client.postLogoutRedirectUris)}</dd>
 <dt>${c('console.apps.firstParty')}</dt><dd>${c(client.firstParty ? 'console.yes' : 'console.no')}</dd>
-<dt>${c('console.apps.groups')}</dt><dd>${client.allowedGroups === null ? c('console.app.anyone') : client.allowedGroups.join(', ')}</dd>`}
-${client.service && html`<dt>${c('console.apps.scopes')}</dt><dd>${list(client.scopes)}</dd>`}
+<dt>${c('console.apps.groups')}</dt><dd>${client.allowedGroups === null ? c('console.app.anyone') : client.allowedGroups.join(', ')}</dd>
+<dt>${c('console.app.groupsClaim')}</dt><dd><code>${client.groupsClaim}</code></dd>
+<dt>${c('console.app.idTokenAlg')}</dt><dd><code>${client.idTokenAlg}</code></dd>`}
+${client.service && html`<dt>${c('console.apps.scopes')}</dt><dd>${list(client.scopes)}</dd>
+<dt>${c('console.app.tokenLifetime')}</dt><dd>${c('console.app.seconds', { count: client.tokenLifetime })}</dd>`}
 <dt>${c('console.apps.audiences')}</dt><dd>${list(client.audiences)}</dd>
 <dt>${c('console.apps.created')}</dt><dd>${formatMoment(lang, client.createdAt)}</dd></dl>
 <p class="hint">${c('console.apps.cliOnly')}</p>
