@@ -16,8 +16,10 @@ import { openPage, PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { missing, problemOf } from '../pages/problems'
 import { confirmPage, consolePath, openConsole, proveFactorPage, translatorFor } from './frame'
 import { consoleUsers } from './users'
+import { consoleApplications } from './applications'
+import { consoleProviders } from './providers'
 
-export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps))
+export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps)).use(consoleApplications(deps)).use(consoleProviders(deps))
 
 const consoleDoor = (deps: Deps) =>
   new Elysia({ prefix: `${PAGE_PREFIX}/admin` })

@@ -23,6 +23,8 @@ export interface FieldSpec {
   /** Secrets are never written back into a page. */
   keepValue?: boolean
   inputmode?: 'numeric'
+  /** A field that may be left empty (the default's are all required). */
+  optional?: boolean
 }
 
 export const fieldId = (name: string) => `f-${name}`
@@ -36,7 +38,7 @@ export function field(spec: FieldSpec, state: FormState): SafeHtml {
 <label for="${id}">${spec.label}</label>
 ${spec.hint && html`<p class="hint" id="${id}-hint">${spec.hint}</p>`}
 ${error && html`<p class="error" id="${id}-error">${error}</p>`}
-<input id="${id}" name="${spec.name}" type="${spec.type ?? 'text'}" required${spec.autocomplete && html` autocomplete="${spec.autocomplete}"`}${spec.inputmode && html` inputmode="${spec.inputmode}"`}${describedBy && html` aria-describedby="${describedBy}"`}${error && html` aria-invalid="true"`}${value && html` value="${value}"`}>
+<input id="${id}" name="${spec.name}" type="${spec.type ?? 'text'}"${!spec.optional && html` required`}${spec.autocomplete && html` autocomplete="${spec.autocomplete}"`}${spec.inputmode && html` inputmode="${spec.inputmode}"`}${describedBy && html` aria-describedby="${describedBy}"`}${error && html` aria-invalid="true"`}${value && html` value="${value}"`}>
 </div>`
 }
 
