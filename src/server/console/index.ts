@@ -16,8 +16,11 @@ import { openPage, PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { missing, problemOf } from '../pages/problems'
 import { confirmPage, consolePath, openConsole, proveFactorPage, translatorFor } from './frame'
 import { consoleUsers } from './users'
+import { consoleWebhooks } from './webhooks'
+import { consoleAudit } from './audit'
+import { consoleSettings } from './settings'
 
-export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps))
+export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps)).use(consoleWebhooks(deps)).use(consoleAudit(deps)).use(consoleSettings(deps))
 
 const consoleDoor = (deps: Deps) =>
   new Elysia({ prefix: `${PAGE_PREFIX}/admin` })
