@@ -27,16 +27,13 @@ const DONE: Record<string, ConsoleKey> = {
 }
 const doneOf = (console: Console, raw: string | undefined) => (raw !== undefined && Object.hasOwn(DONE, raw) ? console.c(DONE[raw]!) : undefined)
 
-/** The values a form sent under one name (checkboxes): a list, whatever the parser made of it. */
-const formValues = (body: unknown, name: string): string[] => {
-  const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
-  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string')
-}
+/** The events checked: one field per choice (`event:user.created`), since a page's form takes each name's first value only. */
+const checkedEvents = (body: unknown): string[] => ['*', ...WEBHOOK_EVENT_TYPES].filter((type) => formValue(body, `event:${type}`) !== '')
 
 /** The event checkboxes: every event (`*`), or the types one by one. */
 function eventChoices(console: Console, checked: string[]): SafeHtml {
   const box = (value: string, label: string, index: number) =>
-    html`<div class="field check"><input id="f-events-${index}" name="events" type="checkbox" value="${value}"${checked.includes(value) && html` checked`}><label for="f-events-${index}">${label}</label></div>`
+    html`<div class="field check"><input id="f-events-${index}" name="event:${value}" type="checkbox" value="on"${checked.includes(value) && html` checked`}><label for="f-events-${index}">${label}</label></div>`
   return html`<fieldset><legend>${console.c('console.webhooks.create.events')}</legend>
 ${box('*', console.c('console.webhooks.create.all'), 0)}
 ${WEBHOOK_EVENT_TYPES.map((type, i) => box(type, type, i + 1))}
@@ -140,7 +137,7 @@ export const consoleWebhooks = (deps: Deps) =>
       const open = await openConsole(deps, ctx, true)
       if ('answer' in open) return open.answer
       const values = { url: formValue(ctx.body, 'url').trim(), description: formValue(ctx.body, 'description').trim() }
-      const events = formValues(ctx.body, 'events')
+      const events = checkedEvents(ctx.body)
       return consoleChange(deps, open, `${open.home}/webhooks`, async () => {
         try {
           // (POST /admin/webhooks: every event checked is one pattern; none is the domain's refusal)
