@@ -79,6 +79,7 @@ describe('the console’s webhooks', () => {
     const secret = secretOn(created.html)!
     expect(secret).toMatch(/^whsec_/)
     expect(created.html).toContain('Store it now')
+    expect(created.headers.get('cache-control')).toBe('no-store')
     const [endpoint] = await ctx.runtime.store.webhooks.listEndpoints(ctx.tenantId)
     expect(endpoint).toMatchObject({ url: 'https://hooks.example.com/authd?token=abc', eventTypes: ['user.created', 'session.created'], description: 'CRM' })
     expect(await lastAudit('webhook_endpoint.created')).toMatchObject({ actorUserId: admin.userId, detail: { endpointId: endpoint!.id } })
