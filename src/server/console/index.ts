@@ -18,8 +18,12 @@ import { confirmPage, consolePath, openConsole, proveFactorPage, translatorFor }
 import { consoleUsers } from './users'
 import { consoleApplications } from './applications'
 import { consoleProviders } from './providers'
+import { consoleWebhooks } from './webhooks'
+import { consoleAudit } from './audit'
+import { consoleSettings } from './settings'
 
-export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps)).use(consoleApplications(deps)).use(consoleProviders(deps))
+export const consolePages = (deps: Deps) =>
+  new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps)).use(consoleApplications(deps)).use(consoleProviders(deps)).use(consoleWebhooks(deps)).use(consoleAudit(deps)).use(consoleSettings(deps))
 
 const consoleDoor = (deps: Deps) =>
   new Elysia({ prefix: `${PAGE_PREFIX}/admin` })
