@@ -219,7 +219,7 @@ describe('the console’s audit log', () => {
 
     const byAddress = auditRows((await browser.get(`${base}/admin/audit?${new URLSearchParams({ user: 'ADA@example.com' })}`)).html)
     // (the profile's page read its sessions and passkeys too)
-    expect(byAddress.map((row) => row[1])).toEqual(['user.disabled', 'sessions.listed', 'passkeys.listed', 'user.viewed', 'user.created'])
+    expect(byAddress.map((row) => row[1])).toEqual(['user.disabled', 'passkeys.listed', 'sessions.listed', 'user.viewed', 'user.created'])
     expect(byAddress.map((row) => row[3])).toEqual([...Array(4).fill('console: root@example.com'), 'authd-cli'])
     const byId = auditRows((await browser.get(`${base}/admin/audit?${new URLSearchParams({ user: bob.userId })}`)).html)
     expect(byId.map((row) => row[1])).toEqual(['user.created'])

@@ -88,12 +88,11 @@ ${form(
 async function userPage(deps: Deps, console: Console, userId: string, done?: string, state: Record<string, FormState> = {}, status = 200): Promise<string> {
   const { c, page } = console
   const user: UserView = await viewUser(deps, userId, console.actor)
-  const [sessions, passkeys, identities, totp] = await Promise.all([
-    listUserSessions(deps, userId, console.actor),
-    listUserPasskeys(deps, userId, console.actor),
-    listIdentities(deps, userId, console.actor),
-    hasConfirmedTotp(deps, userId),
-  ])
+  // (one after the other: each read writes its audit row, and the log reads in the order the page did)
+  const sessions = await listUserSessions(deps, userId, console.actor)
+  const passkeys = await listUserPasskeys(deps, userId, console.actor)
+  const identities = await listIdentities(deps, userId, console.actor)
+  const totp = await hasConfirmedTotp(deps, userId)
   const base = `${console.home}/users/${user.userId}`
   const action = (path: string, label: string, secondary = true, hidden: Record<string, string> = {}) => form({ action: `${base}/${path}`, token: page.token, submit: label, secondary, hidden })
   const lang = page.t.language
