@@ -50,7 +50,7 @@ const ENDPOINTS: Endpoint[] = [
     method: 'PATCH',
     path: () => '/tenant',
     valid: { displayName: 'Acme Corp' },
-    takes: 'passkeyRpId, passkeyOrigins, slug, displayName, accentColor, logoUrl',
+    takes: 'passkeyRpId, passkeyOrigins, slug, displayName, accentColor, logoUrl, signup',
     illTyped: [{ displayName: 42 }, 'displayName must be a string or null'],
   },
   {

@@ -262,10 +262,29 @@ describe('the console’s audit log', () => {
 })
 
 describe('the console’s settings', () => {
+  it('sets the sign-up policy as PATCH /admin/tenant does (signup), a wrong one said on its field', async () => {
+    await adminIn()
+    const page = await browser.get(`${base}/admin/settings`)
+    expect(page.html).toContain('value="closed"')
+    const fields = { slug: '', displayName: '', accentColor: '', logoUrl: '', passkeyRpId: 'auth.example.com', passkeyOrigins: ORIGIN }
+    const wrong = await browser.submit(page, '/admin/settings', { ...fields, signup: 'sometimes' }, FROM_AUTHD)
+    expect({ status: wrong.status, onField: fieldError(wrong.html, 'signup') !== null }).toEqual({ status: 400, onField: true })
+    const saved = await browser.submit(page, '/admin/settings', { ...fields, signup: 'domains:acme.example' }, FROM_AUTHD)
+    expect(saved.location).toBe(`${base}/admin/settings?done=saved`)
+    expect((await ctx.runtime.store.tenants.get(ctx.tenantId))?.signup).toBe('domains:acme.example')
+    const [event] = await ctx.runtime.store.audit.query({ tenantId: ctx.tenantId, type: 'tenant.updated' })
+    expect(event).toMatchObject({ actorUserId: admin.userId, detail: { signup: 'domains:acme.example' } })
+    // The admin API's twin.
+    const key = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, name: 'ops', scope: 'admin' })).key
+    const patched = await ctx.call('PATCH', '/api/v1/admin/tenant', { apiKey: key, body: { signup: 'open' } })
+    expect({ status: patched.status, signup: patched.json.data.signup }).toEqual({ status: 200, signup: 'open' })
+    expect((await ctx.call('PATCH', '/api/v1/admin/tenant', { apiKey: key, body: { signup: 'sometimes' } })).status).toBe(400)
+  })
+
   it('brands the tenant’s pages and moves them to a new slug; the login page shows it', async () => {
     await adminIn()
     const page = await browser.get(`${base}/admin/settings`)
-    expect(page.html).toContain(`authd tenants update ${ctx.tenantId} --signup`)
+    expect(page.html).toContain(`authd tenants update ${ctx.tenantId} --return-to-origin`)
     expect(page.html).toContain('--forward-auth-domain')
     const saved = await browser.submit(page, '/admin/settings', { slug: 'Acme-Corp', displayName: 'Acme Corporation', accentColor: '#FFD700', logoUrl: '', passkeyRpId: 'auth.example.com', passkeyOrigins: ORIGIN }, FROM_AUTHD)
     expect(saved.location).toBe(`${base}/admin/settings?done=saved`)

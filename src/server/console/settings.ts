@@ -1,7 +1,7 @@
 // The console's settings of the tenant (product spec §27): what PATCH /api/v1/admin/tenant lets
-// an admin key change, and nothing more: the pages' slug and branding (updateTenantPages) and
-// the passkeys' relying party (setTenantRelyingParty), called as that route calls them. What
-// the operator alone sets (sign-up policy, return-to origins, forward-auth domains, audience,
+// an admin key change, and nothing more: the pages' slug and branding (updateTenantPages), the
+// passkeys' relying party (setTenantRelyingParty) and the sign-up policy (setTenantSignup),
+// called as that route calls them. What the operator alone sets (return-to origins, forward-auth domains, audience,
 // the console itself, a logo file) is shown read-only with the command that changes it.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
@@ -9,6 +9,7 @@ import { toForwardAuthSettingsView } from '../../core/forward-auth/view'
 import { setTenantRelyingParty } from '../../core/tenants/relying-party'
 import { toTenantPagesView, updateTenantPages, type TenantPagesInput } from '../../core/tenants/tenant-pages'
 import { toTenantSettingsView } from '../../core/tenants/tenants'
+import { setTenantSignup } from '../../core/signup/signup'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
 import { field, form, formValue, notice, problems, type FormState } from '../pages/forms'
@@ -17,7 +18,7 @@ import { PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { consoleChange, consoleProblem, openConsole, type Console } from './frame'
 
 const PAGES_FIELDS = ['slug', 'displayName', 'accentColor', 'logoUrl'] as const
-const FIELDS = [...PAGES_FIELDS, 'passkeyRpId', 'passkeyOrigins'] as const
+const FIELDS = [...PAGES_FIELDS, 'passkeyRpId', 'passkeyOrigins', 'signup'] as const
 type SettingsField = (typeof FIELDS)[number]
 
 /** The tenant as GET /api/v1/admin/tenant shows it. */
@@ -26,7 +27,7 @@ const viewOf = (deps: Deps, tenant: Tenant) => ({ ...toTenantSettingsView(deps, 
 /** The form's values as the tenant has them now. */
 function currentValues(deps: Deps, tenant: Tenant): Record<SettingsField, string> {
   const view = viewOf(deps, tenant)
-  return { slug: view.slug ?? '', displayName: view.displayName ?? '', accentColor: view.accentColor ?? '', logoUrl: view.logoUrl ?? '', passkeyRpId: view.passkeyRpId, passkeyOrigins: view.passkeyOrigins.join(', ') }
+  return { slug: view.slug ?? '', displayName: view.displayName ?? '', accentColor: view.accentColor ?? '', logoUrl: view.logoUrl ?? '', passkeyRpId: view.passkeyRpId, passkeyOrigins: view.passkeyOrigins.join(', '), signup: view.signup }
 }
 
 function settingsPage(deps: Deps, console: Console, done?: string, state: FormState = {}, status = 200): string {
@@ -52,13 +53,14 @@ ${form(
   html`<h3>${c('console.settings.passkeys')}</h3>`,
   keep('passkeyRpId', c('console.settings.passkeyRpId'), c('console.settings.passkeyRpId.hint')),
   keep('passkeyOrigins', c('console.settings.passkeyOrigins'), c('console.settings.passkeyOrigins.hint')),
+  html`<h3>${c('console.settings.signup')}</h3>`,
+  keep('signup', c('console.settings.signup'), c('console.settings.signup.hint')),
 )}
 <h2>${c('console.settings.operator')}</h2>
 <p>${c('console.settings.operator.intro')}</p>
 <table><thead><tr><th scope="col">${c('console.settings.setting')}</th><th scope="col">${c('console.settings.value')}</th><th scope="col">${c('console.settings.command')}</th></tr></thead><tbody>
 <tr><td>${c('console.settings.tenantId')}</td><td>${tenant.id}</td><td>—</td></tr>
 <tr><td>${c('console.settings.name')}</td><td>${view.name}</td><td>—</td></tr>
-<tr><td>${c('console.settings.signup')}</td><td>${view.signup}</td><td>${command('--signup closed|open|domains:a.example,b.example')}</td></tr>
 <tr><td>${c('console.settings.returnTo')}</td><td>${list(view.returnToOrigins)}</td><td>${command('--return-to-origin https://app.example.com')}</td></tr>
 <tr><td>${c('console.settings.forwardAuth')}</td><td>${list(view.forwardAuthDomains)}</td><td>${command('--forward-auth-domain example.com')}</td></tr>
 <tr><td>${c('console.settings.audience')}</td><td>${view.audience}</td><td>${command('--audience <aud>')}</td></tr>
@@ -101,6 +103,8 @@ export const consoleSettings = (deps: Deps) =>
             origins: values.passkeyOrigins !== current.passkeyOrigins ? values.passkeyOrigins.split(',').map((o) => o.trim()).filter((o) => o !== '') : undefined,
           }
           if (rp.rpId !== undefined || rp.origins !== undefined) updated = await setTenantRelyingParty(deps, tenant.id, rp, open.actor)
+          // (a policy is never empty: an empty field, as from a form without it, changes nothing)
+          if (values.signup !== '' && values.signup !== current.signup) updated = await setTenantSignup(deps, tenant.id, values.signup, open.actor)
         } catch (error) {
           const { state, status } = consoleProblem(open.page, error)
           return settingsPage(deps, open, undefined, { ...placed(state), values }, status)

@@ -11,6 +11,7 @@ import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
 import { setTenantRelyingParty } from '../../core/tenants/relying-party'
 import { toTenantSettingsView } from '../../core/tenants/tenants'
 import { toTenantPagesView, updateTenantPages } from '../../core/tenants/tenant-pages'
+import { setTenantSignup } from '../../core/signup/signup'
 import type { Tenant } from '../../core/types'
 import { badRequest } from '../../core/errors'
 import { withIdempotencyKey } from '../../core/guards/idempotency'
@@ -182,9 +183,10 @@ export const adminRoutes = (deps: Deps) =>
     .patch(
       '/tenant',
       async ({ tenant, admin, body }) => {
-        const { passkeyRpId, passkeyOrigins, ...pages } = body
+        const { passkeyRpId, passkeyOrigins, signup, ...pages } = body
         let updated = await updateTenantPages(deps, tenant.id, pages, admin)
         if (passkeyRpId !== undefined || passkeyOrigins !== undefined) updated = await setTenantRelyingParty(deps, tenant.id, { rpId: passkeyRpId, origins: passkeyOrigins }, admin)
+        if (signup !== undefined) updated = await setTenantSignup(deps, tenant.id, signup, admin)
         return envelope(200, 'Tenant updated', tenantView(deps, updated))
       },
       {
@@ -197,11 +199,12 @@ export const adminRoutes = (deps: Deps) =>
           displayName: t.Optional(t.Union([t.String(), t.Null()])),
           accentColor: t.Optional(t.Union([t.String(), t.Null()])),
           logoUrl: t.Optional(t.Union([t.String(), t.Null()])),
+          signup: t.Optional(t.String({ description: 'Who may sign up: closed, open, or domains:a.example,b.example (as authd tenants update --signup)', examples: ['closed', 'open', 'domains:acme.example'] })),
         }, { refused: { returnToOrigins: OPERATOR_ONLY, forwardAuthDomains: FORWARD_AUTH_OPERATOR_ONLY } }),
         detail: {
-          summary: "Change the tenant's settings: its pages and its passkey relying party",
+          summary: "Change the tenant's settings: its pages, its passkey relying party and its sign-up policy",
           description:
-            'returnToOrigins and forwardAuthDomains cannot be set here (400): the operator sets them with the CLI. slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
+            'returnToOrigins and forwardAuthDomains cannot be set here (400): the operator sets them with the CLI. slug: the name of its pages in their URL (/t/{slug}/; lower-case letters, digits, inner dashes; 409 if another tenant has it). displayName, accentColor (#rrggbb) and logoUrl (https) brand its pages; null restores the default. signup: closed, open or domains:a.example,b.example (400 otherwise). passkeyRpId: a host name; passkeyOrigins: the https origins (http only for localhost) whose pages run passkey ceremonies, each on the RP ID or a subdomain of it (400 otherwise).',
           security: ADMIN_KEY,
           responses: responses({ status: 200, description: 'The tenant', data: schemas.TenantSettings }, [400, 401, 403, 409, 413, 503]),
         },

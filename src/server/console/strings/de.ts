@@ -282,6 +282,7 @@ export const consoleDe: ConsoleCatalogue = {
   'console.settings.tenantId': 'Mandanten-ID',
   'console.settings.name': 'Name',
   'console.settings.audience': 'Audience der Zugriffstoken',
+  'console.settings.signup.hint': 'closed (Benutzer legen Sie an), open (jeder darf sich registrieren) oder domains:a.example,b.example (nur Adressen dieser Domains).',
   'console.settings.signup': 'Registrierungsregel',
   'console.settings.returnTo': 'Rücksprung-Ursprünge',
   'console.settings.forwardAuth': 'Forward-Auth-Domains',

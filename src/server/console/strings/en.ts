@@ -281,6 +281,7 @@ export const consoleEn = {
   'console.settings.tenantId': 'Tenant id',
   'console.settings.name': 'Name',
   'console.settings.audience': 'Audience of access tokens',
+  'console.settings.signup.hint': 'closed (users come from you), open (anyone may sign up), or domains:a.example,b.example (addresses of those domains only).',
   'console.settings.signup': 'Sign-up policy',
   'console.settings.returnTo': 'Return-to origins',
   'console.settings.forwardAuth': 'Forward-auth domains',
