@@ -71,10 +71,21 @@ describe('authd CLI', () => {
     expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--signup', 'domains:B.example, a.example'])).signup).toBe('domains:a.example,b.example')
     expect((await authd(['tenants', 'update', a.tenantId, '--signup', 'open'])).stdout).toContain('sign-up open')
     const none = await authd(['tenants', 'update', a.tenantId])
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url or --logo\n' })
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 2, stderr: 'authd: nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url, --logo or --console\n' })
     const bad = await authd(['tenants', 'update', a.tenantId, '--signup', 'domains:'])
     expect(bad.stderr).toBe('authd: signup must be closed, open, or domains: followed by 1 to 100 comma-separated e-mail domains (domains:a.example,b.example)\n')
     expect((await authd(['tenants', 'update', 'nope', '--signup', 'open'])).stderr).toBe('authd: Tenant not found: nope\n')
+  })
+
+  it('tenants update --console off|on turns the tenant’s admin console off and on; show says which', async () => {
+    const a = ok(await authd(['--json', 'tenants', 'create', '--name', 'A']))
+    expect(ok(await authd(['--json', 'tenants', 'show', a.tenantId])).console).toBe('on')
+    expect(ok(await authd(['--json', 'tenants', 'update', a.tenantId, '--console', 'off'])).console).toBe('off')
+    expect((await authd(['tenants', 'show', a.tenantId])).stdout).toContain('admin console off (--console on to open it)')
+    expect((await authd(['tenants', 'update', a.tenantId, '--console', 'on'])).code).toBe(0)
+    expect((await authd(['tenants', 'show', a.tenantId])).stdout).toContain(`admin console at `)
+    const bad = await authd(['tenants', 'update', a.tenantId, '--console', 'maybe'])
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: 'authd: --console must be on or off, not "maybe"\n' })
   })
 
   it('tenants update --return-to-origin sets the origins return_to may lead to (repeatable, replacing the list; \'\' clears it); show and list show them', async () => {
@@ -188,7 +199,7 @@ describe('authd CLI', () => {
     const key = ok(await authd(['--json', 'api-keys', 'create', '--tenant', tenantId]))
     const events = ok(await authd(['--json', 'audit', '--since', '1h']))
     expect(events.map((e: any) => e.type)).toEqual(['api_key.created', 'tenant.created'])
-    expect(events[0]).toEqual({ at: expect.any(String), type: 'api_key.created', tenantId, userId: null, ip: null, userAgent: 'authd-cli', apiKeyId: null, detail: { keyId: key.keyId, prefix: key.key.slice(0, 12), scope: 'client' } })
+    expect(events[0]).toEqual({ at: expect.any(String), type: 'api_key.created', tenantId, userId: null, ip: null, userAgent: 'authd-cli', apiKeyId: null, actorUserId: null, detail: { keyId: key.keyId, prefix: key.key.slice(0, 12), scope: 'client' } })
     expect(JSON.stringify(events)).not.toContain(key.key)
     expect(ok(await authd(['--json', 'audit', '--type', 'tenant.*', '--tenant', tenantId])).map((e: any) => e.type)).toEqual(['tenant.created'])
     expect(ok(await authd(['--json', 'audit', '--since', '2999-01-01']))).toEqual([])
@@ -223,7 +234,7 @@ describe('authd CLI', () => {
     it.each([
       [['tenants', 'create'], 'missing required option --name'],
       [['users', 'create', '--email', 'a@example.com', '--first-name', 'A', '--last-name', 'B'], 'missing required option --tenant'],
-      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url or --logo'],
+      [['tenants', 'update', 'nope'], 'nothing to change: give --audience, --signup, --passkey-rp-id, --passkey-origins, --return-to-origin, --forward-auth-domain, --slug, --display-name, --accent-color, --logo-url, --logo or --console'],
       [['users', 'update', 'nope'], 'nothing to change: give --email, --first-name, --last-name, --type or --email-verified'],
       [['users', 'set-password', 'nope'], 'missing --password-stdin (the password is read from standard input)'],
     ])('a usage error exits 2: %p', async (args, line) => {
