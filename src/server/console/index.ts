@@ -15,9 +15,11 @@ import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { missing, problemOf } from '../pages/problems'
 import { confirmPage, consolePath, openConsole, proveFactorPage, translatorFor } from './frame'
+import { consoleGroups } from './groups'
+import { consoleRules } from './rules'
 import { consoleUsers } from './users'
 
-export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps))
+export const consolePages = (deps: Deps) => new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps)).use(consoleGroups(deps)).use(consoleRules(deps))
 
 const consoleDoor = (deps: Deps) =>
   new Elysia({ prefix: `${PAGE_PREFIX}/admin` })
