@@ -8,10 +8,14 @@ import { html, type SafeHtml } from '../pages/html'
 import type { Page } from '../pages/page'
 import { consoleProblem } from './frame'
 
-/** Every value sent under `name` (checkboxes: repeated, or once, or not at all). */
+/**
+ * The values ticked in checkboxes() of `name`: each box is its own field, `{name}.{value}`
+ * sent as `on` (the pages' form parser keeps a name's first value only, plugins/body-limit.ts).
+ */
 export function formValues(body: unknown, name: string): string[] {
-  const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
-  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string')
+  if (body === null || typeof body !== 'object') return []
+  const prefix = `${name}.`
+  return Object.entries(body as Record<string, unknown>).flatMap(([key, value]) => (key.startsWith(prefix) && value === 'on' ? [key.slice(prefix.length)] : []))
 }
 
 const describedBy = (id: string, hint: string | undefined, error: string | undefined) => [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ')
@@ -30,7 +34,7 @@ ${error && html`<p class="error" id="${id}-error">${error}</p>`}
 </div>`
 }
 
-/** Checkboxes sent under one name, in a fieldset whose legend names them (its id the error's link target). */
+/** Checkboxes of one list (each sent as `{name}.{value}`: formValues reads them), in a fieldset whose legend names them (its id the error's link target). */
 export function checkboxes(spec: { name: string; legend: string; hint?: string; options: readonly { value: string; label: string }[]; checked: readonly string[] }, state: FormState): SafeHtml {
   const id = fieldId(spec.name)
   const error = state.errors?.[spec.name]
@@ -40,7 +44,7 @@ export function checkboxes(spec: { name: string; legend: string; hint?: string; 
 ${spec.hint && html`<p class="hint" id="${id}-hint">${spec.hint}</p>`}
 ${error && html`<p class="error" id="${id}-error">${error}</p>`}
 ${spec.options.map(
-  (option, i) => html`<div class="check"><input id="${id}-${i}" name="${spec.name}" type="checkbox" value="${option.value}"${spec.checked.includes(option.value) && html` checked`}><label for="${id}-${i}">${option.label}</label></div>`,
+  (option, i) => html`<div class="check"><input id="${id}-${i}" name="${spec.name}.${option.value}" type="checkbox" value="on"${spec.checked.includes(option.value) && html` checked`}><label for="${id}-${i}">${option.label}</label></div>`,
 )}
 </fieldset>`
 }
