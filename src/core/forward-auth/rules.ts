@@ -14,7 +14,9 @@ import { ACCESS_POLICIES, type AccessPolicy, type AccessRule } from './types'
 export const MAX_RULES = 500
 const MAX_LIST = 20
 const MAX_PATH = 200
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE'])
+/** The methods a rule may name. */
+export const ACCESS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE'] as const
+const METHODS = new Set<string>(ACCESS_METHODS)
 
 type RuleDeps = Pick<Deps, 'store' | 'clock'>
 

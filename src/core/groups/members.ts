@@ -2,8 +2,9 @@
 // a keyset page at a time (by user id, so a page stays stable while members come and go).
 import type { Actor } from '../audit/audit'
 import type { Deps } from '../deps'
+import { normaliseEmail } from '../accounts/users'
 import { badRequest } from '../errors'
-import { listMembers } from './groups'
+import { getGroup, listMembers } from './groups'
 import type { Group } from './types'
 
 export interface MemberView {
@@ -41,4 +42,16 @@ export async function allMembers(deps: Pick<Deps, 'store'>, groupId: string): Pr
     if (page.nextCursor === null) return members
     after = page.nextCursor
   }
+}
+
+/**
+ * The user of the group's tenant with this address, for adding or removing a member by address
+ * (the console's form; the admin API and the CLI name the user's id): null when no user of the
+ * tenant has it, which a form says on its field. A malformed address is a 400 naming email;
+ * another tenant's group a 404.
+ */
+export async function memberByEmail(deps: Pick<Deps, 'store'>, groupId: string, email: string, actor?: Actor): Promise<MemberView | null> {
+  const group = await getGroup(deps, groupId, actor)
+  const user = await deps.store.users.findByEmail(group.tenantId, normaliseEmail(email))
+  return user && { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName }
 }

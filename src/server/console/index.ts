@@ -15,6 +15,8 @@ import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { missing, problemOf } from '../pages/problems'
 import { confirmPage, consolePath, openConsole, proveFactorPage, translatorFor } from './frame'
+import { consoleGroups } from './groups'
+import { consoleRules } from './rules'
 import { consoleUsers } from './users'
 import { consoleApplications } from './applications'
 import { consoleProviders } from './providers'
@@ -23,7 +25,16 @@ import { consoleAudit } from './audit'
 import { consoleSettings } from './settings'
 
 export const consolePages = (deps: Deps) =>
-  new Elysia().use(consoleDoor(deps)).use(consoleUsers(deps)).use(consoleApplications(deps)).use(consoleProviders(deps)).use(consoleWebhooks(deps)).use(consoleAudit(deps)).use(consoleSettings(deps))
+  new Elysia()
+    .use(consoleDoor(deps))
+    .use(consoleUsers(deps))
+    .use(consoleGroups(deps))
+    .use(consoleApplications(deps))
+    .use(consoleRules(deps))
+    .use(consoleProviders(deps))
+    .use(consoleWebhooks(deps))
+    .use(consoleAudit(deps))
+    .use(consoleSettings(deps))
 
 const consoleDoor = (deps: Deps) =>
   new Elysia({ prefix: `${PAGE_PREFIX}/admin` })
