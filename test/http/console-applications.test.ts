@@ -8,15 +8,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { auditEvent, CLI_ACTOR } from '../../src/core/audit/audit'
 import { createProvider, providerSecretOf } from '../../src/core/federation/providers'
 import { createGroup } from '../../src/core/groups/groups'
-import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createClient, toClientView } from '../../src/core/oidc/clients'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTenant } from '../../src/core/tenants/tenants'
-import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+import { createTestContext, PASSWORD, type TestContext } from '../helpers'
+import { CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin, submitPairs } from '../console-journey'
 import { formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
-const ORIGIN = 'https://auth.example.com'
-const FROM_AUTHD = { origin: ORIGIN }
 let ctx: TestContext
 let browser: PageBrowser
 let base: string
@@ -29,26 +27,8 @@ beforeEach(async () => {
 })
 afterEach(() => ctx.close())
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
-const currentCode = (secret: string) => totpCode(secret, totpStep(ctx.clock.now()))
-
-/** An admin signed in on the login page with TOTP: the console open. */
-async function adminIn(): Promise<void> {
-  const token = (await loginFor(ctx, admin.email)).json.data.response.accessToken as string
-  const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
-  expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: currentCode(secret) } })).status).toBe(200)
-  ctx.clock.advance(30)
-  const password = await browser.submit(await browser.get(`${base}/login`), '/login', { email: admin.email, password: PASSWORD }, FROM_AUTHD)
-  await browser.submit(password, '/login/second-factor', { code: currentCode(secret) }, FROM_AUTHD)
-  expect((await browser.get(`${base}/admin`)).status).toBe(200)
-}
-
-/** Sends the form of `page` posting to `action` with its hidden fields and these, in order. */
-function submitAll(page: PageAnswer, action: string, fields: Array<[string, string]>): Promise<PageAnswer> {
-  const form = formOn(page.html, action)
-  const body = new URLSearchParams([...Object.entries(form.hidden), ...fields])
-  return browser.send('POST', form.action, body.toString(), FROM_AUTHD)
-}
+const adminIn = async (): Promise<void> => void (await signInAdmin(ctx, browser, base, admin.email))
+const submitAll = (page: PageAnswer, action: string, fields: Array<[string, string]>) => submitPairs(browser, page, action, fields)
 
 /** The secret an answer page draws, if any. */
 const secretOn = (html: string) => /<p class="secret" id="client-secret">([^<]+)<\/p>/.exec(html)?.[1] ?? null

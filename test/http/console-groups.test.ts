@@ -6,15 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { setForwardAuthDomains } from '../../src/core/forward-auth/domains'
 import { addAccessRule } from '../../src/core/forward-auth/rules'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
-import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTenant } from '../../src/core/tenants/tenants'
 import { createUser } from '../../src/core/accounts/users'
-import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+import { createTestContext, PASSWORD, type TestContext } from '../helpers'
+import { CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin, submitPairs as sendPairs } from '../console-journey'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
-const ORIGIN = 'https://auth.example.com'
-const FROM_AUTHD = { origin: ORIGIN }
 let ctx: TestContext
 let browser: PageBrowser
 let base: string
@@ -28,25 +26,8 @@ beforeEach(async () => {
 })
 afterEach(() => ctx.close())
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
-const currentCode = (secret: string) => totpCode(secret, totpStep(ctx.clock.now()))
-
-/** An admin signed in with TOTP on the login page: the console open. */
-async function adminIn() {
-  const token = (await loginFor(ctx, admin.email)).json.data.response.accessToken as string
-  const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
-  expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: currentCode(secret) } })).status).toBe(200)
-  ctx.clock.advance(30)
-  const answer = await browser.submit(await browser.get(`${base}/login`), '/login', { email: admin.email, password: PASSWORD }, FROM_AUTHD)
-  await browser.submit(answer, '/login/second-factor', { code: currentCode(secret) }, FROM_AUTHD)
-}
-
-/** Sends the form on `page` whose action ends with `action`, with these fields in this order. */
-function submitPairs(page: PageAnswer, action: string, pairs: [string, string][]) {
-  const form = formOn(page.html, action)
-  const body = new URLSearchParams([...Object.entries(form.hidden), ...pairs]).toString()
-  return browser.send('POST', form.action, body, FROM_AUTHD)
-}
+const adminIn = () => signInAdmin(ctx, browser, base, admin.email)
+const submitPairs = (page: PageAnswer, action: string, pairs: [string, string][]) => sendPairs(browser, page, action, pairs)
 
 const groupIdOf = async (tenantId: string, name: string) => (await ctx.runtime.store.groups.findByNames(tenantId, [name]))[0]!.id
 const events = async (tenantId: string) => (await ctx.runtime.store.audit.query({ tenantId })).filter((e) => e.type.startsWith('group.') || e.type.startsWith('access_rule.'))

@@ -5,19 +5,17 @@
 // on its login page; another tenant's ids unknown, step-up asked, bad input a 4xx page; and
 // each action the same stored result and audit event as its admin API twin.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { updateTenantPages } from '../../src/core/tenants/tenant-pages'
 import { createTenant } from '../../src/core/tenants/tenants'
 import { createEndpoint, getEndpoint, listDeliveries } from '../../src/core/webhooks/endpoints'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
 import { silentLogger } from '../../src/log'
-import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+import { createTestContext, PASSWORD, type TestContext } from '../helpers'
+import { CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin } from '../console-journey'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 import { startReceiver, until } from '../webhook-receiver'
 
-const ORIGIN = 'https://auth.example.com'
-const FROM_AUTHD = { origin: ORIGIN }
 let ctx: TestContext
 let browser: PageBrowser
 let base: string
@@ -37,19 +35,7 @@ afterEach(async () => {
   await ctx.close()
 })
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
-const currentCode = (secret: string) => totpCode(secret, totpStep(ctx.clock.now()))
-
-/** An admin signed in on the pages with TOTP: the console open. */
-async function adminIn(): Promise<void> {
-  const token = (await loginFor(ctx, admin.email)).json.data.response.accessToken as string
-  const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
-  expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: currentCode(secret) } })).status).toBe(200)
-  ctx.clock.advance(30)
-  const login = await browser.submit(await browser.get(`${base}/login`), '/login', { email: admin.email, password: PASSWORD }, FROM_AUTHD)
-  await browser.submit(login, '/login/second-factor', { code: currentCode(secret) }, FROM_AUTHD)
-  expect((await browser.get(`${base}/admin`)).status).toBe(200)
-}
+const adminIn = async (): Promise<void> => void (await signInAdmin(ctx, browser, base, admin.email))
 
 function startWorker() {
   worker = new WebhookWorker(ctx.runtime, silentLogger, { pollMs: 25 })

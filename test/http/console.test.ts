@@ -3,14 +3,12 @@
 // session, while the console is on), step-up before every change, another tenant's ids as
 // unknown ones, and each change the same domain function (and audit event) as its admin API twin.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { setTenantConsole, createTenant } from '../../src/core/tenants/tenants'
 import { createUser } from '../../src/core/accounts/users'
-import { createTestContext, loginFor, PASSWORD, type TestContext } from '../helpers'
+import { createTestContext, PASSWORD, type TestContext } from '../helpers'
+import { CONSOLE_ORIGIN as ORIGIN, currentCode as codeAt, enrolTotp, FROM_AUTHD } from '../console-journey'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
-const ORIGIN = 'https://auth.example.com'
-const FROM_AUTHD = { origin: ORIGIN }
 let ctx: TestContext
 let browser: PageBrowser
 let base: string
@@ -23,17 +21,8 @@ beforeEach(async () => {
 })
 afterEach(() => ctx.close())
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
-const currentCode = (secret: string) => totpCode(secret, totpStep(ctx.clock.now()))
-
-/** Turns TOTP on for the user through the API: its secret. */
-async function withTotp(email: string): Promise<string> {
-  const token = (await loginFor(ctx, email)).json.data.response.accessToken as string
-  const { secret } = (await ctx.call('POST', '/api/v1/auth/mfa/totp', { headers: bearer(token) })).json.data
-  expect((await ctx.call('POST', '/api/v1/auth/mfa/totp/confirm', { headers: bearer(token), body: { code: currentCode(secret) } })).status).toBe(200)
-  ctx.clock.advance(30)
-  return secret
-}
+const currentCode = (secret: string) => codeAt(ctx, secret)
+const withTotp = (email: string) => enrolTotp(ctx, email)
 
 /** Signs the browser in on the login page (with the second factor when `secret` is given). */
 async function signIn(email: string, secret?: string): Promise<PageAnswer> {
