@@ -4,8 +4,9 @@
 // walking through the pages as a user would. `npm run screenshots -- --review DIR` writes
 // every page instead (login, account, sessions, passkeys, applications, TOTP set-up), at a
 // desktop and a phone width, in English and German, into DIR: to look at before and after a
-// change to the pages. The admin console's users list and a user's page (console-users.png,
-// console-user.png) are made with an administrator who sets up TOTP on the account page.
+// change to the pages. The admin console's users list, a user's page and the applications
+// (console-users.png, console-user.png, console-applications.png) are made with an
+// administrator who sets up TOTP on the account page.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -112,7 +113,7 @@ try {
   rmSync(dir, { recursive: true, force: true })
 }
 
-/** The admin console (docs/console.md): an administrator with TOTP, the users list and Ada's page. */
+/** The admin console (docs/console.md): an administrator with TOTP, the users list, Ada's page and the applications. */
 async function consoleShots(base: string, tenantId: string, adaId: string) {
   const admin = (await createUser(runtime, { tenantId, email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'admin', password: PASSWORD })).user
   for (const [email, firstName, lastName] of [['alan@example.com', 'Alan', 'Turing'], ['barbara@example.com', 'Barbara', 'Liskov'], ['edsger@example.com', 'Edsger', 'Dijkstra']] as const) {
@@ -139,6 +140,11 @@ async function consoleShots(base: string, tenantId: string, adaId: string) {
   await shot('console-users')
   await page.goto(`${base}/admin/users/${adaId}`)
   await shot('console-user')
+  // (Team Wiki and Chat are the pages' own; a native app and a machine beside them)
+  await createClient(runtime, tenantId, { name: 'Acme mobile', public: true, redirectUris: ['com.acme.app:/callback'], firstParty: true, allowedGroups: ['staff'] })
+  await createClient(runtime, tenantId, { name: 'Billing robot', service: true, scopes: ['invoices:read'] })
+  await page.goto(`${base}/admin/applications`)
+  await shot('console-applications')
   await page.context().close()
 }
 

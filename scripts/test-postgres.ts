@@ -8,8 +8,9 @@ const shown = url.replace(/\/\/[^@]*@/, '//…@')
 // Scenarios that read SQLite's own files (raw-file searches, WAL, kill -9 of a SQLite writer)
 // stay SQLite-only; everything else runs on both engines, and so do the real proxies in front
 // of forward authentication (their sessions and rules are the store's) and Apache's mod_oauth2
-// as a resource server (introspection reads the store's clients).
-const SUITES = ['test/http', 'test/security/bursts', 'test/security/proof-races', 'test/security/enumeration', 'test/security/limits', 'test/security/lockout', 'test/security/input', 'test/security/admin-actions', 'test/security/tokens', 'test/security/client-ip', 'test/security/refusals', 'test/security/secrets', 'test/query-plans.test.ts', 'test/e2e/forward-auth-proxies.test.ts', 'test/e2e/mod-oauth2.test.ts']
+// as a resource server (introspection reads the store's clients), and the admin console in
+// Chromium (every section's journey reads and writes the store).
+const SUITES = ['test/http', 'test/security/bursts', 'test/security/proof-races', 'test/security/enumeration', 'test/security/limits', 'test/security/lockout', 'test/security/input', 'test/security/admin-actions', 'test/security/tokens', 'test/security/client-ip', 'test/security/refusals', 'test/security/secrets', 'test/query-plans.test.ts', 'test/e2e/forward-auth-proxies.test.ts', 'test/e2e/mod-oauth2.test.ts', 'test/e2e/console-browser.test.ts']
 
 try {
   const sql = new SQL(url, { max: 1, connectionTimeout: 3 })
