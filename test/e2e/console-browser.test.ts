@@ -30,6 +30,7 @@ let violationsOf: (page: Page) => Promise<string[]>
 let base: string
 let admin: { userId: string; email: string; secret: string }
 let ada: { userId: string; email: string }
+let staffId: string
 
 /**
  * The console's pages an admin reaches by a GET, each checked with axe-core and for its
@@ -42,6 +43,9 @@ const CONSOLE_PAGES: { state: string; path: () => string; heading: string | RegE
   { state: 'users: no match', path: () => '/users?email=nobody%40example.com', heading: 'Users' },
   { state: 'users: not an address', path: () => '/users?email=not-an-address', heading: 'Users' },
   { state: 'a user', path: () => `/users/${ada.userId}`, heading: 'Ada Lovelace' },
+  { state: 'groups', path: () => '/groups', heading: 'Groups' },
+  { state: 'a group', path: () => `/groups/${staffId}`, heading: 'Group staff' },
+  { state: 'access rules, no protected domain', path: () => '/rules', heading: 'Access rules' },
   { state: 'applications', path: () => '/applications', heading: 'Applications' },
   { state: 'identity providers', path: () => '/providers', heading: 'Identity providers' },
   { state: 'webhooks', path: () => '/webhooks', heading: 'Webhooks' },
@@ -60,7 +64,7 @@ beforeAll(async () => {
   const root = await ctx.addUser({ email: 'root@example.com', type: 'admin', firstName: 'Root', lastName: 'Admin' })
   admin = { ...root, secret: await withTotp(root.email) }
   ada = await ctx.addUser({ email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' })
-  await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'staff' })
+  staffId = (await createGroup(ctx.runtime, { tenantId: ctx.tenantId, name: 'staff' })).id
   checker = await (await sharedBrowser()).newContext({ bypassCSP: true })
   violationsOf = scriptlessChecker(checker)
 }, 60_000)
@@ -413,6 +417,50 @@ describe('the admin console in Chromium', () => {
         await expectAccessible(page, 'settings: saved, branded')
       } finally {
         receiver.stop()
+        await context.close()
+      }
+    },
+    120_000,
+  )
+
+  it.skipIf(!runBrowserTests)(
+    'groups and access rules: a group made, a member added by address and removed, renamed and deleted; a rule refused without a protected domain',
+    async () => {
+      const { context, page } = await adminIn()
+      try {
+        await loaded(page, () => page.getByRole('link', { name: 'Groups' }).click())
+        expect(await heading(page)).toBe('Groups')
+        await loaded(page, () => page.getByRole('button', { name: 'Create the group' }).click())
+        expect(await problem(page)).toBeString()
+        await expectAccessible(page, 'groups: a name missing')
+        await page.locator('#f-name').fill('engineering')
+        await loaded(page, () => page.getByRole('button', { name: 'Create the group' }).click())
+        expect(await heading(page)).toBe('Group engineering')
+        expect(await notice(page)).toBe('The group was created.')
+        await page.locator('#f-email').fill('nobody@example.com')
+        await loaded(page, () => page.getByRole('button', { name: 'Add to the group' }).click())
+        expect(await problem(page)).toBeString()
+        await expectAccessible(page, 'a group: an unknown address')
+        await page.locator('#f-email').fill(ada.email)
+        await loaded(page, () => page.getByRole('button', { name: 'Add to the group' }).click())
+        expect(await notice(page)).toBe('The user was added to the group.')
+        expect(await ctx.runtime.store.groups.groupNamesOfUser(ada.userId)).toContain('engineering')
+        await expectAccessible(page, 'a group with a member')
+        await loaded(page, () => page.getByRole('button', { name: `Remove ${ada.email}` }).click())
+        expect(await ctx.runtime.store.groups.groupNamesOfUser(ada.userId)).not.toContain('engineering')
+        const [removed] = await ctx.runtime.store.audit.query({ tenantId: ctx.tenantId, type: 'group.member_removed', limit: 1 })
+        expect(removed).toMatchObject({ actorUserId: admin.userId })
+        await page.locator('#f-confirm_name').fill('engineering')
+        await loaded(page, () => page.getByRole('button', { name: 'Delete the group' }).click())
+        expect(await heading(page)).toBe('Groups')
+        // Access rules: no protected domain on this tenant (the operator's), so a rule is refused and says why.
+        await loaded(page, () => page.getByRole('link', { name: 'Access rules' }).click())
+        expect(await heading(page)).toBe('Access rules')
+        await page.locator('#f-domain').fill('app.example.com')
+        await loaded(page, () => page.getByRole('button', { name: 'Add the rule' }).click())
+        expect(await problem(page)).toBeString()
+        await expectAccessible(page, 'access rules: a rule refused')
+      } finally {
         await context.close()
       }
     },
