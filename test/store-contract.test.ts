@@ -381,6 +381,15 @@ for (const [engine, define, open] of engines) {
       expect(after.filter((k) => k.retiredAt === null).map((k) => [k.kid, k.alg]).sort()).toEqual([[keys.find((k) => k.alg === 'ES256')!.kid, 'ES256'], [rsa.kid, 'RS256']].sort())
     }))
 
+    it('reads a family of audit types by its name, its _ and % letters and not wildcards; records the console’s admin', withEngine(async ({ store }) => {
+      const event = (type: string, actorUserId: string | null = null) => store.audit.record({ at: now, type, tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, actorUserId, detail: null })
+      await event('webhook_endpoint.created', 'admin-1')
+      await event('webhookXendpoint.created')
+      await event('webhook%endpoint.created')
+      expect((await store.audit.query({ type: 'webhook_endpoint.*' })).map((r) => [r.type, r.actorUserId])).toEqual([['webhook_endpoint.created', 'admin-1']])
+      expect((await store.audit.query({ type: '%.*' })).map((r) => r.type)).toEqual([])
+    }))
+
     it('prunes only rows past retention, in bounded batches', withEngine(async ({ store }) => {
       for (let i = 0; i < 5; i++) await store.audit.record({ at: now - 10_000 + i, type: 'x', tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: null })
       await store.audit.record({ at: now, type: 'kept', tenantId: null, userId: null, ip: null, userAgent: null, apiKeyId: null, detail: { a: 1 } })

@@ -8,7 +8,8 @@ export function auditFilter(columns: { tenantId: Column; userId: Column; type: C
   if (tenantId) conditions.push(eq(columns.tenantId, tenantId))
   if (userId) conditions.push(eq(columns.userId, userId))
   // `login.*` selects a family of event types.
-  if (type) conditions.push(type.endsWith('.*') ? sql`${columns.type} LIKE ${type.slice(0, -1) + '%'}` : eq(columns.type, type))
+  // (the family's own `_` and `%` are letters, not wildcards: `webhook_endpoint.*` is that family only)
+  if (type) conditions.push(type.endsWith('.*') ? sql`${columns.type} LIKE ${type.slice(0, -1).replace(/[\\%_]/g, '\\$&') + '%'} ESCAPE '\\'` : eq(columns.type, type))
   if (since !== undefined) conditions.push(gte(columns.at, since))
   return conditions.length > 0 ? and(...conditions) : undefined
 }

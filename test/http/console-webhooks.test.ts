@@ -267,6 +267,19 @@ describe('the console’s settings', () => {
     expect((await ctx.call('PATCH', '/api/v1/admin/tenant', { apiKey: key, body: { signup: 'sometimes' } })).status).toBe(400)
   })
 
+  it('changes nothing when one field is refused: a new slug and display name stay unwritten beside a wrong sign-up policy (the admin API alike)', async () => {
+    await adminIn()
+    const fields = { slug: 'moved', displayName: 'Renamed', accentColor: '', logoUrl: '', passkeyRpId: 'auth.example.com', passkeyOrigins: ORIGIN }
+    const refused = await browser.submit(await browser.get(`${base}/admin/settings`), '/admin/settings', { ...fields, signup: 'bogus' }, FROM_AUTHD)
+    expect(refused.status).toBe(400)
+    expect(await ctx.runtime.store.tenants.get(ctx.tenantId)).toMatchObject({ slug: null, displayName: null, signup: 'closed' })
+    expect((await new PageBrowser(ctx).get(`${base}/login`)).status).toBe(200)
+    expect(await lastAudit('tenant.updated')).toBeUndefined()
+    const key = (await createApiKey(ctx.runtime, { tenantId: ctx.tenantId, name: 'ops', scope: 'admin' })).key
+    expect((await ctx.call('PATCH', '/api/v1/admin/tenant', { apiKey: key, body: { slug: 'moved', passkeyRpId: 'elsewhere.example' } })).status).toBe(400)
+    expect(await ctx.runtime.store.tenants.get(ctx.tenantId)).toMatchObject({ slug: null })
+  })
+
   it('brands the tenant’s pages and moves them to a new slug; the login page shows it', async () => {
     await adminIn()
     const page = await browser.get(`${base}/admin/settings`)

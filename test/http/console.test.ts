@@ -78,12 +78,32 @@ describe('the console’s door', () => {
     expect((await browser.get(`${base}/admin/users`)).status).toBe(200)
   })
 
-  it('is a 404 when the operator turned it off, for everyone', async () => {
+  it('is a 404 when the operator turned it off, for everyone, forms too (with or without their token)', async () => {
     await adminIn()
-    expect((await browser.get(`${base}/admin`)).status).toBe(200)
+    const users = await browser.get(`${base}/admin/users`)
+    expect(users.status).toBe(200)
     await setTenantConsole(ctx.runtime, ctx.tenantId, false)
     expect((await browser.get(`${base}/admin`)).status).toBe(404)
     expect((await browser.get(`${base}/admin/users`)).status).toBe(404)
+    const token = formOn(users.html, '/admin/users').hidden
+    expect((await browser.post(`${base}/admin/users`, { email: 'x@example.com', firstName: 'X', lastName: 'Y' }, FROM_AUTHD)).status).toBe(404)
+    expect((await browser.post(`${base}/admin/factor`, { ...token, code: '123456' }, FROM_AUTHD)).status).toBe(404)
+    expect((await new PageBrowser(ctx).post(`${base}/admin/factor`, { code: '123456' }, FROM_AUTHD)).status).toBe(404)
+    expect((await browser.post(`${base}/admin/confirm`, { ...token, password: PASSWORD }, FROM_AUTHD)).status).toBe(404)
+  })
+
+  it('sends the browser back only to one of the console’s pages, as a browser reads it: never a 500 for a return_to no header can carry', async () => {
+    await adminIn()
+    const page = await browser.get(`${base}/admin/users`)
+    const hidden = formOn(page.html, '/admin/users').hidden
+    const back = async (returnTo: string) => (await browser.post(`${base}/admin/confirm`, { ...hidden, password: PASSWORD, return_to: returnTo }, FROM_AUTHD)).location
+    expect(await back(`${base}/admin/users?email=a%40b.example`)).toBe(`${base}/admin/users?email=a%40b.example`)
+    expect(await back(`${base}/admin/\r\nX-Injected: 1`)).toBe(`${base}/admin`)
+    expect(await back(`${base}/admin/\u2028x`)).toBe(`${base}/admin/%E2%80%A8x`)
+    expect(await back(`${base}/admin/../../../evil`)).toBe(`${base}/admin`)
+    expect(await back(`${base}/admin/..\t/..\t/..\t/\t/evil.example`)).toBe(`${base}/admin`)
+    expect(await back('//evil.example/t/x/admin')).toBe(`${base}/admin`)
+    expect(await back('https://evil.example/')).toBe(`${base}/admin`)
   })
 
   it('refuses a form without this browser’s token or from another origin', async () => {

@@ -88,13 +88,19 @@ export async function setTenantRelyingParty(
 ): Promise<Tenant> {
   const tenant = await deps.store.tenants.get(tenantId)
   if (!tenant) throw notFound(`Tenant not found: ${tenantId}`)
-  const current = relyingPartyOf(deps.config, tenant)
-  const rpId = input.rpId === undefined ? current.rpId : validateRpId(input.rpId)
-  const origins = input.origins === undefined ? current.origins : validateOrigins(input.origins)
-  const misfit = origins.find((origin) => !rpIdFitsOrigin(rpId, origin))
-  if (misfit !== undefined) throw badRequest(`passkeyRpId ${rpId} is not the host of ${misfit} nor a suffix of it: browsers would refuse every passkey there`)
+  const { rpId, origins } = checkRelyingParty(deps.config, tenant, input)
   const updated = await deps.store.tenants.updateSettings(tenantId, { passkeyRpId: rpId, passkeyOrigins: JSON.stringify(origins) })
   if (!updated || updated === 'slug-taken') throw notFound(`Tenant not found: ${tenantId}`)
   await audit(deps, 'tenant.updated', actor, { tenantId, detail: { passkeyRpId: rpId, passkeyOrigins: origins } })
   return updated
+}
+
+/** The relying party an input asks for (what it leaves out stays as it is), checked: a 400 naming what is wrong, nothing written. */
+export function checkRelyingParty(config: Parameters<typeof relyingPartyOf>[0], tenant: Tenant, input: { rpId?: string; origins?: string[] }): { rpId: string; origins: string[] } {
+  const current = relyingPartyOf(config, tenant)
+  const rpId = input.rpId === undefined ? current.rpId : validateRpId(input.rpId)
+  const origins = input.origins === undefined ? current.origins : validateOrigins(input.origins)
+  const misfit = origins.find((origin) => !rpIdFitsOrigin(rpId, origin))
+  if (misfit !== undefined) throw badRequest(`passkeyRpId ${rpId} is not the host of ${misfit} nor a suffix of it: browsers would refuse every passkey there`)
+  return { rpId, origins }
 }

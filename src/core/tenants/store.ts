@@ -11,7 +11,7 @@ export interface TenantStore {
   setSignup(id: string, signup: string): Promise<Tenant | null>
   /** Changes optional settings (slug, branding, passkey relying party); the tenant after it,
    *  null if there is none, 'slug-taken' when another tenant has the slug. */
-  updateSettings(id: string, changes: Partial<TenantSettings>): Promise<Tenant | null | 'slug-taken'>
+  updateSettings(id: string, changes: Partial<TenantSettings & Pick<Tenant, 'signup'>>): Promise<Tenant | null | 'slug-taken'>
   get(id: string): Promise<Tenant | null>
   /** The tenant whose pages are under /t/{slug}/ (slugs are stored in lower case). */
   findBySlug(slug: string): Promise<Tenant | null>

@@ -78,7 +78,8 @@ export interface TenantPagesInput {
   logo?: Uint8Array | null
 }
 
-function settingsFrom(input: TenantPagesInput): Partial<TenantSettings> {
+/** The changes a pages input asks for, each checked (a 400 naming the field), nothing written. */
+export function checkTenantPages(input: TenantPagesInput): Partial<TenantSettings> {
   const changes: Partial<TenantSettings> = {}
   const set = <K extends Exclude<keyof TenantSettings, 'consoleEnabled'>>(key: K, raw: string | null | undefined, validate: (v: string) => TenantSettings[K]) => {
     if (raw !== undefined) changes[key] = raw === null ? null : validate(raw)
@@ -97,7 +98,7 @@ function settingsFrom(input: TenantPagesInput): Partial<TenantSettings> {
 /** `authd tenants update ID --slug … --display-name … --accent-color … --logo-url … --logo FILE`
  *  and `PATCH /api/v1/admin/tenant`. */
 export async function updateTenantPages(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, input: TenantPagesInput, actor: Actor = CLI_ACTOR): Promise<Tenant> {
-  const changes = settingsFrom(input)
+  const changes = checkTenantPages(input)
   if (Object.keys(changes).length === 0) {
     const tenant = await deps.store.tenants.get(tenantId)
     if (!tenant) throw notFoundById('Tenant', tenantId)

@@ -13,6 +13,7 @@ import { tenantTitle } from '../../core/tenants/tenants'
 import { field, form, type FormState, problems } from '../pages/forms'
 import { html, type SafeHtml } from '../pages/html'
 import { openPage, type Page, type PageRequest } from '../pages/page'
+import { findTenantForPages } from '../../core/tenants/tenant-pages'
 import { problemOf, type ProblemPlaces } from '../pages/problems'
 import { formatMoment } from '../pages/strings'
 import { consoleDe } from './strings/de'
@@ -49,9 +50,29 @@ function navigation(c: ConsoleTranslate, home: string, current: Section): SafeHt
   )}</ul></nav>`
 }
 
-/** Where the console sends a browser back to: one of its own pages, never anywhere else. */
+const SAME_ORIGIN = 'http://console.invalid'
+
+/**
+ * Where the console sends a browser back to: one of its own pages, never anywhere else, as a
+ * browser would read it (dot segments resolved, anything not plain ASCII percent-encoded: a line
+ * break or a character no header may carry goes into a Location header as no raw byte).
+ */
 export function consolePath(home: string, raw: string | undefined): string {
-  return typeof raw === 'string' && (raw === home || raw.startsWith(`${home}/`)) && !raw.includes('//') && !raw.includes('\\') && raw.length < 2000 ? raw : home
+  if (typeof raw !== 'string' || raw.length > 2000 || !raw.startsWith('/') || raw.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(raw)) return home
+  let url: URL
+  try {
+    url = new URL(raw, SAME_ORIGIN)
+  } catch {
+    return home
+  }
+  const path = url.pathname + url.search
+  return url.origin === SAME_ORIGIN && (path === home || path.startsWith(`${home}/`) || path.startsWith(`${home}?`)) ? path : home
+}
+
+/** The operator's switch: a console turned off is as if it did not exist, for a form too (before its token is checked). */
+export async function refuseWhenOff(deps: Deps, ctx: PageRequest): Promise<void> {
+  const tenant = typeof ctx.params.tenant === 'string' ? await findTenantForPages(deps, ctx.params.tenant) : null
+  if (!tenant?.consoleEnabled) throw notFound()
 }
 
 /**
@@ -61,6 +82,7 @@ export function consolePath(home: string, raw: string | undefined): string {
  * @param form a POST: refused (403) unless it came from authd's own page with this browser's token
  */
 export async function openConsole(deps: Deps, ctx: PageRequest, form = false): Promise<Console | { answer: string }> {
+  await refuseWhenOff(deps, ctx)
   const page = await openPage(deps, ctx, form)
   const home = `${page.base}/admin`
   const here = consolePath(home, form ? home : new URL(ctx.request.url).pathname + new URL(ctx.request.url).search)

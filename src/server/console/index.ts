@@ -14,7 +14,7 @@ import { formValue } from '../pages/forms'
 import { html } from '../pages/html'
 import { openPage, PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { missing, problemOf } from '../pages/problems'
-import { confirmPage, consolePath, openConsole, proveFactorPage, translatorFor } from './frame'
+import { confirmPage, consolePath, openConsole, proveFactorPage, refuseWhenOff, translatorFor } from './frame'
 import { consoleGroups } from './groups'
 import { consoleRules } from './rules'
 import { consoleUsers } from './users'
@@ -47,6 +47,7 @@ const consoleDoor = (deps: Deps) =>
     })
     // The second factor, proved in the session to enter (an admin who signed in with the password alone).
     .post('/factor', async (ctx: PageRequest) => {
+      await refuseWhenOff(deps, ctx)
       const page = await openPage(deps, ctx, true)
       const home = `${page.base}/admin`
       const back = consolePath(home, formValue(ctx.body, 'return_to'))

@@ -1,15 +1,14 @@
 // The console's settings of the tenant (product spec §27): what PATCH /api/v1/admin/tenant lets
-// an admin key change, and nothing more: the pages' slug and branding (updateTenantPages), the
-// passkeys' relying party (setTenantRelyingParty) and the sign-up policy (setTenantSignup),
-// called as that route calls them. What the operator alone sets (return-to origins, forward-auth domains, audience,
-// the console itself, a logo file) is shown read-only with the command that changes it.
+// an admin key change, and nothing more: the pages' slug and branding, the passkeys' relying
+// party and the sign-up policy, in one change (updateTenantSettings, as that route calls it).
+// What the operator alone sets (return-to origins, forward-auth domains, audience, the console
+// itself, a logo file) is shown read-only with the command that changes it.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../core/deps'
 import { toForwardAuthSettingsView } from '../../core/forward-auth/view'
-import { setTenantRelyingParty } from '../../core/tenants/relying-party'
-import { toTenantPagesView, updateTenantPages, type TenantPagesInput } from '../../core/tenants/tenant-pages'
+import { toTenantPagesView, type TenantPagesInput } from '../../core/tenants/tenant-pages'
+import { updateTenantSettings } from '../../core/tenants/settings'
 import { toTenantSettingsView } from '../../core/tenants/tenants'
-import { setTenantSignup } from '../../core/signup/signup'
 import type { Tenant } from '../../core/types'
 import { clientActor } from '../plugins/client-ip'
 import { field, form, formValue, notice, problems, type FormState } from '../pages/forms'
@@ -94,17 +93,16 @@ export const consoleSettings = (deps: Deps) =>
       return consoleChange(deps, open, `${open.home}/settings`, async () => {
         let updated = tenant
         try {
-          // (PATCH /admin/tenant with the fields that changed: an empty one is null, the default again)
+          // (PATCH /admin/tenant with the fields that changed, all checked before any is written: an empty one is null, the default again)
           const pages: TenantPagesInput = {}
           for (const name of PAGES_FIELDS) if (values[name] !== current[name]) pages[name] = values[name] === '' ? null : values[name]
-          if (Object.keys(pages).length > 0) updated = await updateTenantPages(deps, tenant.id, pages, open.actor)
-          const rp = {
+          const relyingParty = {
             rpId: values.passkeyRpId !== current.passkeyRpId ? values.passkeyRpId : undefined,
             origins: values.passkeyOrigins !== current.passkeyOrigins ? values.passkeyOrigins.split(',').map((o) => o.trim()).filter((o) => o !== '') : undefined,
           }
-          if (rp.rpId !== undefined || rp.origins !== undefined) updated = await setTenantRelyingParty(deps, tenant.id, rp, open.actor)
           // (a policy is never empty: an empty field, as from a form without it, changes nothing)
-          if (values.signup !== '' && values.signup !== current.signup) updated = await setTenantSignup(deps, tenant.id, values.signup, open.actor)
+          const signup = values.signup !== '' && values.signup !== current.signup ? values.signup : undefined
+          updated = await updateTenantSettings(deps, tenant.id, { pages, relyingParty, signup }, open.actor)
         } catch (error) {
           const { state, status } = consoleProblem(open.page, error)
           return settingsPage(deps, open, undefined, { ...placed(state), values }, status)

@@ -8,10 +8,9 @@ import { toForwardAuthSettingsView } from '../../core/forward-auth/view'
 import type { Deps } from '../../core/deps'
 import { resetMfa } from '../../core/mfa/enrolment'
 import { deleteUserPasskey, listUserPasskeys } from '../../core/passkeys/manage'
-import { setTenantRelyingParty } from '../../core/tenants/relying-party'
 import { toTenantSettingsView } from '../../core/tenants/tenants'
-import { toTenantPagesView, updateTenantPages } from '../../core/tenants/tenant-pages'
-import { setTenantSignup } from '../../core/signup/signup'
+import { toTenantPagesView } from '../../core/tenants/tenant-pages'
+import { updateTenantSettings } from '../../core/tenants/settings'
 import type { Tenant } from '../../core/types'
 import { badRequest } from '../../core/errors'
 import { withIdempotencyKey } from '../../core/guards/idempotency'
@@ -184,9 +183,7 @@ export const adminRoutes = (deps: Deps) =>
       '/tenant',
       async ({ tenant, admin, body }) => {
         const { passkeyRpId, passkeyOrigins, signup, ...pages } = body
-        let updated = await updateTenantPages(deps, tenant.id, pages, admin)
-        if (passkeyRpId !== undefined || passkeyOrigins !== undefined) updated = await setTenantRelyingParty(deps, tenant.id, { rpId: passkeyRpId, origins: passkeyOrigins }, admin)
-        if (signup !== undefined) updated = await setTenantSignup(deps, tenant.id, signup, admin)
+        const updated = await updateTenantSettings(deps, tenant.id, { pages, relyingParty: { rpId: passkeyRpId, origins: passkeyOrigins }, signup }, admin)
         return envelope(200, 'Tenant updated', tenantView(deps, updated))
       },
       {
