@@ -4,6 +4,7 @@
 // unknown ones, and each change the same domain function (and audit event) as its admin API twin.
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { setTenantConsole, createTenant } from '../../src/core/tenants/tenants'
+import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createUser } from '../../src/core/accounts/users'
 import { createTestContext, PASSWORD, type TestContext } from '../helpers'
 import { CONSOLE_ORIGIN as ORIGIN, currentCode as codeAt, enrolTotp, FROM_AUTHD } from '../console-journey'
@@ -181,5 +182,54 @@ describe('the console’s users', () => {
     const deleted = await browser.submit(profile, `/admin/users/${user.userId}/delete`, { confirm_email: 'ADA@example.com ' }, FROM_AUTHD)
     expect(deleted.location).toBe(`${base}/admin/users?done=deleted`)
     expect(await ctx.runtime.store.users.get(user.userId)).toBeNull()
+  })
+})
+
+describe('the console’s users and the admin API stay one', () => {
+  it('makes the same stored change and the same audit event for each console action as its admin API twin', async () => {
+    await adminIn()
+    // The console acts on this tenant, the admin API on a twin tenant set up the same way.
+    const twin = await createTenant(ctx.runtime, { name: 'Twin' })
+    const key = (await createApiKey(ctx.runtime, { tenantId: twin.id, name: 'backend', scope: 'admin' })).key
+    const api = async (method: string, path: string, body?: unknown) => {
+      const answer = await ctx.call(method, `/api/v1/admin${path}`, { body, apiKey: key })
+      expect({ method, path, status: answer.status }).toEqual({ method, path, status: method === 'POST' ? 201 : 200 })
+    }
+    const idOf = async (tenantId: string) => (await ctx.runtime.store.users.findByEmail(tenantId, 'grace@example.com'))?.id ?? ''
+    const profile = async () => browser.get(`${base}/admin/users/${await idOf(ctx.tenantId)}`)
+    const steps: Array<{ name: string; console: () => Promise<PageAnswer>; api: () => Promise<void>; event: string }> = [
+      {
+        name: 'create with an invitation',
+        console: async () => browser.submit(await browser.get(`${base}/admin/users`), '/admin/users', { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'user' }, FROM_AUTHD),
+        api: () => api('POST', '/users', { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', type: 'user', invite: true }),
+        event: 'user.created',
+      },
+      { name: 'invite again', console: async () => browser.submit(await profile(), '/invite', {}, FROM_AUTHD), api: async () => api('POST', `/users/${await idOf(twin.id)}/invite`), event: 'user.invited' },
+      // (a user with no session has no End button: the form is sent as the button would send it)
+      { name: 'end sessions', console: async () => browser.post(`${base}/admin/users/${await idOf(ctx.tenantId)}/sessions/end`, formOn((await profile()).html, '/delete').hidden, FROM_AUTHD), api: async () => api('DELETE', `/users/${await idOf(twin.id)}/sessions`), event: 'sessions.revoked' },
+      { name: 'disable', console: async () => browser.submit(await profile(), '/disable', {}, FROM_AUTHD), api: async () => api('PATCH', `/users/${await idOf(twin.id)}`, { disabled: true }), event: 'user.disabled' },
+      { name: 'enable', console: async () => browser.submit(await profile(), '/enable', {}, FROM_AUTHD), api: async () => api('PATCH', `/users/${await idOf(twin.id)}`, { disabled: false }), event: 'user.enabled' },
+      { name: 'delete', console: async () => browser.submit(await profile(), '/delete', { confirm_email: 'grace@example.com' }, FROM_AUTHD), api: async () => api('DELETE', `/users/${await idOf(twin.id)}`), event: 'user.deleted' },
+    ]
+    /** The user as stored, without ids and times. */
+    const stored = async (tenantId: string) => {
+      const user = await ctx.runtime.store.users.findByEmail(tenantId, 'grace@example.com')
+      return user && { email: user.email, firstName: user.firstName, lastName: user.lastName, type: user.type, hasPassword: user.passwordHash !== null, disabled: user.disabledAt !== null, verified: user.emailVerifiedAt !== null }
+    }
+    /** The newest event of a tenant other than the console's own reads: its type and detail, without ids. */
+    const newest = async (tenantId: string) => {
+      const events = (await ctx.runtime.store.audit.query({ tenantId })).filter((e) => !/\.(listed|viewed)$/.test(e.type) && e.type !== 'api_key.created')
+      const event = events[0]
+      return { type: event?.type, detail: event?.detail, byConsole: event?.actorUserId ?? null, byKey: event?.apiKeyId !== null }
+    }
+    for (const step of steps) {
+      const answer = await step.console()
+      expect({ step: step.name, status: answer.status }).toEqual({ step: step.name, status: 303 })
+      await step.api()
+      expect({ step: step.name, stored: await stored(ctx.tenantId) }).toEqual({ step: step.name, stored: await stored(twin.id) })
+      const [byConsole, byApi] = [await newest(ctx.tenantId), await newest(twin.id)]
+      expect({ step: step.name, type: byConsole.type, detail: byConsole.detail }).toEqual({ step: step.name, type: step.event, detail: byApi.detail })
+      expect({ step: step.name, type: byApi.type, console: byConsole.byConsole, key: byApi.byKey }).toEqual({ step: step.name, type: step.event, console: admin.userId, key: true })
+    }
   })
 })
