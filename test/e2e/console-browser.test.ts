@@ -15,6 +15,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { createGroup } from '../../src/core/groups/groups'
+import { createUser } from '../../src/core/accounts/users'
+import { createTenant } from '../../src/core/tenants/tenants'
 import { totpCode, totpStep } from '../../src/core/mfa/totp'
 import { silentLogger } from '../../src/log'
 import { consoleDe } from '../../src/server/console/strings/de'
@@ -498,6 +500,28 @@ describe('the admin console in Chromium', () => {
       expect(new URL(page.url()).searchParams.get('return_to')).toBe(`/t/${ctx.tenantId}/admin`)
       await signIn(page, admin.email, admin.secret)
       expect(await heading(page)).toBe('Admin console')
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
+  it.skipIf(!runBrowserTests)('answers another tenant’s ids with the 404 page, and its forms change nothing', async () => {
+    const other = await createTenant(ctx.runtime, { name: 'Other' })
+    const stranger = (await createUser(ctx.runtime, { tenantId: other.id, email: 'stranger@other.example', firstName: 'S', lastName: 'T' })).user
+    const group = await createGroup(ctx.runtime, { tenantId: other.id, name: 'theirs' })
+    const { context, page } = await adminIn()
+    try {
+      for (const path of [`/users/${stranger.id}`, `/groups/${group.id}`]) {
+        const answer = await page.goto(`${base}/admin${path}`)
+        expect({ path, status: answer?.status() }).toEqual({ path, status: 404 })
+        await expectAccessible(page, `another tenant's ${path.split('/')[1]}`)
+      }
+      // A form of this tenant's page sent at the stranger: the token is good, the id is not this tenant's.
+      await page.goto(`${base}/admin/users/${ada.userId}`)
+      const token = await page.locator('input[name=_form]').first().getAttribute('value')
+      const refused = await page.request.post(`${base}/admin/users/${stranger.id}/disable`, { form: { _form: token! }, headers: { origin: new URL(base).origin }, maxRedirects: 0 })
+      expect(refused.status()).toBe(404)
+      expect((await ctx.runtime.store.users.get(stranger.id))?.disabledAt).toBeNull()
     } finally {
       await context.close()
     }
