@@ -1,4 +1,5 @@
-// What a name shown to people (a user's, a tenant's, an API key's, a client's) may hold.
+// What a name shown to people (a user's, a tenant's, an API key's, a client's) and an e-mail
+// address may hold.
 import { badRequest } from './errors'
 
 /**
@@ -26,3 +27,17 @@ export function validateName(field: string, raw: unknown, max = 100): string {
   return value
 }
 
+// Deliberately plain: one @, a dot in the domain. Anything stricter rejects real addresses;
+// the mail that is sent is the real test of an address. What is refused is what could change
+// where mail goes or what a log line says: white space, control and format characters (NUL,
+// CR/LF, bidi overrides), and the characters that separate or quote addresses in a mail
+// header (`,;<>()[]\"`): "a@x.com,b@y.com" must never reach nodemailer as one recipient.
+const EMAIL_PATTERN = /^[^@]+@[^@.]+(\.[^@.]+)+$/
+const EMAIL_FORBIDDEN = /[\s\p{C},;<>()[\]\\"]/u
+
+/** Trims and lower-cases (addresses are case-insensitive here), or throws 400. */
+export function normaliseEmail(raw: unknown): string {
+  const email = typeof raw === 'string' ? raw.trim().toLowerCase() : ''
+  if (email.length > 254 || !EMAIL_PATTERN.test(email) || EMAIL_FORBIDDEN.test(email)) throw badRequest('email must be a valid e-mail address')
+  return email
+}

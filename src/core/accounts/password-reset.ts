@@ -16,7 +16,8 @@ import { checkPasswordPolicy } from './password-policy'
 import { safeEqual } from '../secrets'
 import type { ResetHistory } from './store'
 import type { PasswordResetOtp, Tenant } from '../types'
-import { normaliseEmail, toPublicUser, type PublicUser } from './users'
+import { toPublicUser, type PublicUser } from './users'
+import { normaliseEmail } from '../names'
 
 export const FORGOT_PASSWORD_MESSAGE = 'If the e-mail is registered, a password-reset OTP has been sent'
 

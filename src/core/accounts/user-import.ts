@@ -11,7 +11,8 @@ import { MAX_GROUPS_PER_USER, validateGroupName } from '../groups/groups'
 import type { Group, GroupMembership } from '../groups/types'
 import { getTenant } from '../tenants/tenants'
 import type { SetupToken, User } from '../types'
-import { normaliseEmail, prepareUser } from './users'
+import { prepareUser } from './users'
+import { normaliseEmail } from '../names'
 
 export interface ImportResult {
   created: Array<{ userId: string; email: string; type: string; groups?: string[]; setupToken?: string; setupTokenExpiresAt?: number }>

@@ -5,6 +5,7 @@ import { passwordChangedNotice } from '../mail/outbox'
 import { checkPasswordPolicy } from './password-policy'
 import { invitationMessage, newSetupToken } from './setup-tokens'
 import { getTenant, validateName } from '../tenants/tenants'
+import { normaliseEmail } from '../names'
 import type { UserFields } from './store'
 import { USER_TYPES, type SetupToken, type Tenant, type User, type UserType } from '../types'
 
@@ -29,20 +30,6 @@ export function toPublicUser(user: User, tenant: Tenant): PublicUser {
   }
 }
 
-// Deliberately plain: one @, a dot in the domain. Anything stricter rejects real addresses;
-// the mail that is sent is the real test of an address. What is refused is what could change
-// where mail goes or what a log line says: white space, control and format characters (NUL,
-// CR/LF, bidi overrides), and the characters that separate or quote addresses in a mail
-// header (`,;<>()[]\"`): "a@x.com,b@y.com" must never reach nodemailer as one recipient.
-const EMAIL_PATTERN = /^[^@]+@[^@.]+(\.[^@.]+)+$/
-const EMAIL_FORBIDDEN = /[\s\p{C},;<>()[\]\\"]/u
-
-/** Trims and lower-cases (addresses are case-insensitive here), or throws 400. */
-export function normaliseEmail(raw: unknown): string {
-  const email = typeof raw === 'string' ? raw.trim().toLowerCase() : ''
-  if (email.length > 254 || !EMAIL_PATTERN.test(email) || EMAIL_FORBIDDEN.test(email)) throw badRequest('email must be a valid e-mail address')
-  return email
-}
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 

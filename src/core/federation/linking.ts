@@ -8,7 +8,7 @@
 // So an address links by itself only when both sides vouch for it and the operator said the
 // provider's vouching counts (`--link-by-email verified`); in every other case the person
 // proves the local account too (both proofs, never one), as Ory Kratos decided (PR #3574).
-import { parseSignupPolicy, signupAllows } from '../signup/signup'
+import { parseSignupPolicy, signupAllows } from '../tenants/signup-policy'
 import type { User } from '../types'
 import type { Identity, IdentityProvider, UpstreamProfile } from './types'
 

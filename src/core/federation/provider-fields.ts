@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import { badRequest } from '../errors'
 import { requireGroupNames, validateGroupName } from '../groups/groups'
 import { validateName } from '../names'
-import { formatSignupPolicy, parseSignupPolicy } from '../signup/signup'
+import { formatSignupPolicy, parseSignupPolicy } from '../tenants/signup-policy'
 import { LINK_BY_EMAIL, type LinkByEmail } from './types'
 
 export const MAX_NAME = 64

@@ -2,7 +2,7 @@
 // a keyset page at a time (by user id, so a page stays stable while members come and go).
 import type { Actor } from '../audit/audit'
 import type { Deps } from '../deps'
-import { normaliseEmail } from '../accounts/users'
+import { normaliseEmail } from '../names'
 import { badRequest } from '../errors'
 import { getGroup, listMembers } from './groups'
 import type { Group } from './types'

@@ -13,7 +13,7 @@ import { badRequest, unauthorized, userDisabled } from '../errors'
 import { ipSubject, reserveGuess, sessionLimitUpdates, settle, settleGuess, spendBudget, type Rule } from '../guards/limits'
 import { startSession, type LoginResult } from '../sessions/sessions'
 import type { Tenant } from '../types'
-import { normaliseEmail } from '../accounts/users'
+import { normaliseEmail } from '../names'
 import { authenticationResponse, CEREMONY_TTL_MS, checkAssertion, passkeyAmr, userHandleMatches } from './credentials'
 import { relyingPartyOf } from '../tenants/relying-party'
 

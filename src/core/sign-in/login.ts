@@ -12,7 +12,7 @@ import { normalisePassword } from '../accounts/password-policy'
 import { hmacSha256 } from '../secrets'
 import { startSession, type LoginResult, type SessionDeps } from '../sessions/sessions'
 import type { Tenant } from '../types'
-import { normaliseEmail } from '../accounts/users'
+import { normaliseEmail } from '../names'
 
 type LoginDeps = SessionDeps & Pick<Deps, 'hasher' | 'serverKeys' | 'limitRules' | 'refusals' | 'events' | 'guessTurns'>
 type LoginInput = { tenant: Tenant; email: string; password: string; rememberMe: boolean; deviceCookie?: string }

@@ -6,7 +6,7 @@
 import { audit, type Actor } from '../audit/audit'
 import type { Deps } from '../deps'
 import { conflict, notFoundById } from '../errors'
-import { formatSignupPolicy, parseSignupPolicy } from '../signup/signup'
+import { formatSignupPolicy, parseSignupPolicy } from './signup-policy'
 import type { Tenant, TenantSettings } from '../types'
 import { checkRelyingParty } from './relying-party'
 import { checkTenantPages, type TenantPagesInput } from './tenant-pages'
