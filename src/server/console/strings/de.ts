@@ -30,8 +30,6 @@ export const consoleDe: ConsoleCatalogue = {
   'console.confirm.back': 'Zurück zur Verwaltung',
   'console.confirm.fresh': 'Bestätigt: Sie können bis {time} Änderungen vornehmen.',
   'console.confirm.stale': 'Vor Ihrer nächsten Änderung werden Sie gebeten zu bestätigen, dass Sie es sind.',
-  'console.notFound': 'In diesem Mandanten gibt es diesen Eintrag nicht.',
-  'console.done': 'Erledigt.',
   'console.yes': 'ja',
   'console.no': 'nein',
   'console.none': 'keine',

@@ -29,8 +29,6 @@ export const consoleEn = {
   'console.confirm.back': 'Back to the admin console',
   'console.confirm.fresh': 'Confirmed: you can make changes until {time}.',
   'console.confirm.stale': 'You will be asked to confirm it is you before your next change.',
-  'console.notFound': 'There is no such item in this tenant.',
-  'console.done': 'Done.',
   'console.yes': 'yes',
   'console.no': 'no',
   'console.none': 'none',
