@@ -250,6 +250,20 @@ describe('the device authorization grant (RFC 8628)', () => {
     ])
   })
 
+  it('judges a burst of one account’s wrong codes from many addresses like the same guesses in a row', async () => {
+    world = await startOidcWorld({}, { AUTHD_OTP_FAILURES_BEFORE_LOCKOUT: '3', AUTHD_TRUSTED_PROXIES: '127.0.0.1' })
+    const guesser = await world.ctx.addUser()
+    const { config } = await deviceClient()
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' })
+    const { agent, page } = await signedInAt(started.verification_uri, guesser.email)
+    const typed = formOn(page.html, '/device')
+    const codes = ['BBBB-BBBB', 'CCCC-CCCC', 'DDDD-DDDD', 'FFFF-FFFF', 'GGGG-GGGG', 'HHHH-HHHH', 'JJJJ-JJJJ', 'KKKK-KKKK']
+    const burst = await Promise.all(codes.map((code, n) => agent.send(typed.action, { form: { ...typed.hidden, user_code: code }, headers: { 'x-forwarded-for': `198.51.100.${n + 1}` } })))
+    // (eight addresses, none past its own budget: the account's three guesses are all that is judged)
+    expect(burst.map((a) => a.status).sort()).toEqual([400, 400, 400, 429, 429, 429, 429, 429])
+    expect((await agent.send(typed.action, { form: { ...typed.hidden, user_code: started.user_code }, headers: { 'x-forwarded-for': '198.51.100.99' } })).status).toBe(429)
+  })
+
   it('speaks German to a German browser', async () => {
     world = await startOidcWorld()
     const { email } = await world.ctx.addUser()
