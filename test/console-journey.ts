@@ -3,11 +3,18 @@
 // and a form sent with its fields in order (repeated names, as checkboxes send them).
 import { expect } from 'bun:test'
 import { totpCode, totpStep } from '../src/core/mfa/totp'
-import { loginFor, PASSWORD, type TestContext } from './helpers'
-import { formOn, type PageAnswer, type PageBrowser } from './pages'
+import { createTestContext, loginFor, PASSWORD, type TestContext } from './helpers'
+import { formOn, PageBrowser, type PageAnswer } from './pages'
 
 export const CONSOLE_ORIGIN = 'https://auth.example.com'
 export const FROM_AUTHD = { origin: CONSOLE_ORIGIN }
+
+/** A tenant at CONSOLE_ORIGIN with an admin (root@example.com, no second factor yet) and a browser without JavaScript at its pages. */
+export async function consoleWorld(env: Record<string, string> = {}) {
+  const ctx = await createTestContext({ AUTHD_PUBLIC_URL: CONSOLE_ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0', ...env })
+  const admin = await ctx.addUser({ email: 'root@example.com', type: 'admin' })
+  return { ctx, admin, browser: new PageBrowser(ctx), base: `/t/${ctx.tenantId}` }
+}
 
 /** The code of this TOTP secret at the context's time. */
 export const currentCode = (ctx: TestContext, secret: string) => totpCode(secret, totpStep(ctx.clock.now()))

@@ -11,8 +11,8 @@ import { createGroup } from '../../src/core/groups/groups'
 import { createClient, toClientView } from '../../src/core/oidc/clients'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTenant } from '../../src/core/tenants/tenants'
-import { createTestContext, PASSWORD, type TestContext } from '../helpers'
-import { CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin, submitPairs } from '../console-journey'
+import { PASSWORD, type TestContext } from '../helpers'
+import { consoleWorld, CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin, submitPairs } from '../console-journey'
 import { formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
 let ctx: TestContext
@@ -20,10 +20,7 @@ let browser: PageBrowser
 let base: string
 let admin: { userId: string; email: string }
 beforeEach(async () => {
-  ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0' })
-  admin = await ctx.addUser({ email: 'root@example.com', type: 'admin' })
-  browser = new PageBrowser(ctx)
-  base = `/t/${ctx.tenantId}`
+  ;({ ctx, admin, browser, base } = await consoleWorld())
 })
 afterEach(() => ctx.close())
 

@@ -9,8 +9,8 @@ import { addMembers, createGroup } from '../../src/core/groups/groups'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createTenant } from '../../src/core/tenants/tenants'
 import { createUser } from '../../src/core/accounts/users'
-import { createTestContext, PASSWORD, type TestContext } from '../helpers'
-import { CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin, submitPairs as sendPairs } from '../console-journey'
+import { PASSWORD, type TestContext } from '../helpers'
+import { consoleWorld, FROM_AUTHD, signInAdmin, submitPairs as sendPairs } from '../console-journey'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
 let ctx: TestContext
@@ -18,11 +18,8 @@ let browser: PageBrowser
 let base: string
 let admin: { userId: string; email: string }
 beforeEach(async () => {
-  ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0' })
-  admin = await ctx.addUser({ email: 'root@example.com', type: 'admin' })
+  ;({ ctx, admin, browser, base } = await consoleWorld())
   await setForwardAuthDomains(ctx.runtime, ctx.tenantId, ['example.com'])
-  browser = new PageBrowser(ctx)
-  base = `/t/${ctx.tenantId}`
 })
 afterEach(() => ctx.close())
 

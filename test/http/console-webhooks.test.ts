@@ -11,8 +11,8 @@ import { createTenant } from '../../src/core/tenants/tenants'
 import { createEndpoint, getEndpoint, listDeliveries } from '../../src/core/webhooks/endpoints'
 import { WebhookWorker } from '../../src/core/webhooks/worker'
 import { silentLogger } from '../../src/log'
-import { createTestContext, PASSWORD, type TestContext } from '../helpers'
-import { CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin } from '../console-journey'
+import { PASSWORD, type TestContext } from '../helpers'
+import { consoleWorld, CONSOLE_ORIGIN as ORIGIN, FROM_AUTHD, signInAdmin } from '../console-journey'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 import { startReceiver, until } from '../webhook-receiver'
 
@@ -23,10 +23,7 @@ let admin: { userId: string; email: string }
 let worker: WebhookWorker | undefined
 const receivers: Array<ReturnType<typeof startReceiver>> = []
 beforeEach(async () => {
-  ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0', AUTHD_WEBHOOKS_ALLOW_INSECURE: '1' })
-  admin = await ctx.addUser({ email: 'root@example.com', type: 'admin' })
-  browser = new PageBrowser(ctx)
-  base = `/t/${ctx.tenantId}`
+  ;({ ctx, admin, browser, base } = await consoleWorld({ AUTHD_WEBHOOKS_ALLOW_INSECURE: '1' }))
 })
 afterEach(async () => {
   await worker?.stop()

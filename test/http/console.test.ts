@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { setTenantConsole, createTenant } from '../../src/core/tenants/tenants'
 import { createApiKey } from '../../src/core/tenants/api-keys'
 import { createUser } from '../../src/core/accounts/users'
-import { createTestContext, PASSWORD, type TestContext } from '../helpers'
-import { CONSOLE_ORIGIN as ORIGIN, currentCode as codeAt, enrolTotp, FROM_AUTHD } from '../console-journey'
+import { PASSWORD, type TestContext } from '../helpers'
+import { consoleWorld, currentCode as codeAt, enrolTotp, FROM_AUTHD } from '../console-journey'
 import { fieldError, formOn, noticeText, PageBrowser, problemText, type PageAnswer } from '../pages'
 
 let ctx: TestContext
@@ -15,10 +15,7 @@ let browser: PageBrowser
 let base: string
 let admin: { userId: string; email: string }
 beforeEach(async () => {
-  ctx = await createTestContext({ AUTHD_PUBLIC_URL: ORIGIN, AUTHD_REFUSAL_HOLD_MS: '0' })
-  admin = await ctx.addUser({ email: 'root@example.com', type: 'admin' })
-  browser = new PageBrowser(ctx)
-  base = `/t/${ctx.tenantId}`
+  ;({ ctx, admin, browser, base } = await consoleWorld())
 })
 afterEach(() => ctx.close())
 
