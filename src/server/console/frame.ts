@@ -69,10 +69,22 @@ export function consolePath(home: string, raw: string | undefined): string {
   return url.origin === SAME_ORIGIN && (path === home || path.startsWith(`${home}/`) || path.startsWith(`${home}?`)) ? path : home
 }
 
-/** The operator's switch: a console turned off is as if it did not exist, for a form too (before its token is checked). */
-export async function refuseWhenOff(deps: Deps, ctx: PageRequest): Promise<void> {
-  const tenant = typeof ctx.params.tenant === 'string' ? await findTenantForPages(deps, ctx.params.tenant) : null
-  if (!tenant?.consoleEnabled) throw notFound()
+/**
+ * The page behind the console's door, or a 404 while the operator has the console off: as if
+ * it did not exist, for a form too (a form's refusal for its token or Origin is answered 404
+ * then; the tenant is read a second time only in that case).
+ */
+export async function openConsolePage(deps: Deps, ctx: PageRequest, form: boolean): Promise<Page> {
+  let page: Page
+  try {
+    page = await openPage(deps, ctx, form)
+  } catch (error) {
+    const tenant = form && typeof ctx.params.tenant === 'string' ? await findTenantForPages(deps, ctx.params.tenant) : null
+    if (tenant && !tenant.consoleEnabled) throw notFound()
+    throw error
+  }
+  if (!page.tenant.consoleEnabled) throw notFound()
+  return page
 }
 
 /**
@@ -82,11 +94,9 @@ export async function refuseWhenOff(deps: Deps, ctx: PageRequest): Promise<void>
  * @param form a POST: refused (403) unless it came from authd's own page with this browser's token
  */
 export async function openConsole(deps: Deps, ctx: PageRequest, form = false): Promise<Console | { answer: string }> {
-  await refuseWhenOff(deps, ctx)
-  const page = await openPage(deps, ctx, form)
+  const page = await openConsolePage(deps, ctx, form)
   const home = `${page.base}/admin`
   const here = consolePath(home, form ? home : new URL(ctx.request.url).pathname + new URL(ctx.request.url).search)
-  if (!page.tenant.consoleEnabled) throw notFound()
   if (!page.caller) return { answer: page.redirect(`${page.base}/login?${new URLSearchParams({ return_to: here })}`) }
   const c = translatorFor(page.t.language)
   const entry = await enterConsole(deps, page.tenant, page.caller, page.actor)

@@ -12,9 +12,9 @@ import { clientActor } from '../plugins/client-ip'
 import { readCookie } from '../pages/cookies'
 import { formValue } from '../pages/forms'
 import { html } from '../pages/html'
-import { openPage, PAGE_PREFIX, type PageRequest } from '../pages/page'
+import { PAGE_PREFIX, type PageRequest } from '../pages/page'
 import { missing, problemOf } from '../pages/problems'
-import { confirmPage, consolePath, openConsole, proveFactorPage, refuseWhenOff, translatorFor } from './frame'
+import { confirmPage, consolePath, openConsole, openConsolePage, proveFactorPage, translatorFor } from './frame'
 import { consoleGroups } from './groups'
 import { consoleRules } from './rules'
 import { consoleUsers } from './users'
@@ -47,8 +47,7 @@ const consoleDoor = (deps: Deps) =>
     })
     // The second factor, proved in the session to enter (an admin who signed in with the password alone).
     .post('/factor', async (ctx: PageRequest) => {
-      await refuseWhenOff(deps, ctx)
-      const page = await openPage(deps, ctx, true)
+      const page = await openConsolePage(deps, ctx, true)
       const home = `${page.base}/admin`
       const back = consolePath(home, formValue(ctx.body, 'return_to'))
       if (!page.caller) return page.redirect(`${page.base}/login?${new URLSearchParams({ return_to: back })}`)
