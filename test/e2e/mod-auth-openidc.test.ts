@@ -5,16 +5,13 @@
 // in no such group. The browser is a cookie-keeping user agent without JavaScript that follows
 // the redirects between Apache and authd as a browser would.
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync } from 'node:fs'
 import { createClient } from '../../src/core/oidc/clients'
 import { addMembers, createGroup } from '../../src/core/groups/groups'
-import { tempDir } from '../helpers'
+import { APACHE, APACHE_MODULES, startApache, type RunningApache } from '../apache'
 import { freePort, startOidcWorld, UserAgent, type OidcWorld } from '../oidc-journey'
 
-const APACHE = '/usr/sbin/apache2'
-const MODULES = '/usr/lib/apache2/modules'
-const apacheAvailable = existsSync(APACHE) && existsSync(`${MODULES}/mod_auth_openidc.so`)
+const apacheAvailable = existsSync(APACHE) && existsSync(`${APACHE_MODULES}/mod_auth_openidc.so`)
 // (.ci/run installs them; in CI their absence fails the test instead of skipping it)
 const runApacheTests = apacheAvailable || process.env.CI === 'true'
 if (!apacheAvailable && process.env.CI !== 'true') console.warn('mod_auth_openidc test skipped: apt-get install apache2 libapache2-mod-auth-openidc')
@@ -22,41 +19,16 @@ if (!apacheAvailable && process.env.CI !== 'true') console.warn('mod_auth_openid
 const SECRET_PAGE = 'Welcome to the admins’ corner'
 
 let world: OidcWorld
-let apache: { origin: string; errorLog: () => string; stop: () => Promise<void> }
+let apache: RunningApache
 
-/** Apache in the foreground (-X), in a directory of its own, on a free port. */
-async function startApache(port: number, settings: { issuer: string; clientId: string; clientSecret: string }) {
-  const dir = tempDir()
-  const origin = `http://127.0.0.1:${port}`
-  // (started as root, Apache serves as www-data, which must read the pages)
-  chmodSync(dir, 0o755)
-  mkdirSync(join(dir, 'htdocs', 'admins'), { recursive: true })
-  writeFileSync(join(dir, 'htdocs', 'hello.html'), '<!doctype html><title>Hello</title><p>Signed in</p>\n')
-  writeFileSync(join(dir, 'htdocs', 'admins', 'index.html'), `<!doctype html><title>Admins</title><p>${SECRET_PAGE}</p>\n`)
-  const root = process.getuid?.() === 0
-  writeFileSync(
-    join(dir, 'httpd.conf'),
-    `ServerRoot "${dir}"
-ServerName 127.0.0.1
-Listen 127.0.0.1:${port}
-PidFile "${dir}/httpd.pid"
-DefaultRuntimeDir "${dir}"
-Mutex file:${dir} default
-ErrorLog "${dir}/error.log"
-LogLevel warn auth_openidc:info
-${root ? 'User www-data\nGroup www-data' : ''}
-LoadModule mpm_prefork_module ${MODULES}/mod_mpm_prefork.so
-LoadModule authn_core_module ${MODULES}/mod_authn_core.so
-LoadModule authz_core_module ${MODULES}/mod_authz_core.so
-LoadModule authz_user_module ${MODULES}/mod_authz_user.so
-LoadModule dir_module ${MODULES}/mod_dir.so
-LoadModule mime_module ${MODULES}/mod_mime.so
-LoadModule auth_openidc_module ${MODULES}/mod_auth_openidc.so
-TypesConfig /etc/mime.types
-DocumentRoot "${dir}/htdocs"
-DirectoryIndex index.html
-
-OIDCProviderMetadataURL ${settings.issuer}/.well-known/openid-configuration
+/** Apache (test/apache.ts) as a relying party of the world's issuer, on a free port. */
+function startRelyingParty(port: number, settings: { issuer: string; clientId: string; clientSecret: string }) {
+  return startApache({
+    port,
+    logLevel: 'warn auth_openidc:info',
+    pages: { 'hello.html': '<!doctype html><title>Hello</title><p>Signed in</p>\n', 'admins/index.html': `<!doctype html><title>Admins</title><p>${SECRET_PAGE}</p>\n` },
+    modules: ['auth_openidc_module mod_auth_openidc.so'],
+    config: (origin) => `OIDCProviderMetadataURL ${settings.issuer}/.well-known/openid-configuration
 OIDCClientID ${settings.clientId}
 OIDCClientSecret ${settings.clientSecret}
 OIDCRedirectURI ${origin}/redirect_uri
@@ -72,29 +44,8 @@ OIDCRemoteUserClaim email
 <Location /admins/>
   AuthType openid-connect
   Require claim groups:admins
-</Location>
-`,
-  )
-  const process_ = Bun.spawn([APACHE, '-X', '-f', join(dir, 'httpd.conf')], { stdout: 'pipe', stderr: 'pipe' })
-  const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '')
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const up = await fetch(`${origin}/`, { redirect: 'manual' }).then(() => true, () => false)
-    if (up) break
-    if (process_.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`Apache did not start: ${await new Response(process_.stderr).text()} ${errorLog()}`)
-    }
-    await Bun.sleep(50)
-  }
-  return {
-    origin,
-    errorLog,
-    async stop() {
-      process_.kill('SIGTERM')
-      const exited = await Promise.race([process_.exited.then(() => true), Bun.sleep(5_000).then(() => false)])
-      if (!exited) process_.kill('SIGKILL')
-    },
-  }
+</Location>`,
+  })
 }
 
 /**
@@ -134,7 +85,7 @@ beforeAll(async () => {
   await addMembers(ctx.runtime, staff.id, [ada, grace])
   const port = freePort()
   const { client, clientSecret } = await createClient(ctx.runtime, ctx.tenantId, { name: 'Apache', redirectUris: [`http://127.0.0.1:${port}/redirect_uri`], firstParty: true })
-  apache = await startApache(port, { issuer: world.issuer, clientId: client.id, clientSecret: clientSecret! })
+  apache = await startRelyingParty(port, { issuer: world.issuer, clientId: client.id, clientSecret: clientSecret! })
 }, 60_000)
 
 afterAll(async () => {

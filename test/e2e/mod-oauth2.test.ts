@@ -8,17 +8,16 @@
 // saw comes back in a header of the page it served. The store is createTestContext's: SQLite in
 // the suite, PostgreSQL with AUTHD_TEST_ENGINE=postgres (scripts/test-postgres.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as oidc from 'openid-client'
 import { createClient, deleteClient } from '../../src/core/oidc/clients'
 import { createTenant } from '../../src/core/tenants/tenants'
-import { tempDir, TEST_ENGINE } from '../helpers'
+import { TEST_ENGINE } from '../helpers'
+import { APACHE, APACHE_MODULES, startApache, type RunningApache } from '../apache'
 import { freePort, startOidcWorld, type OidcWorld } from '../oidc-journey'
 
-const APACHE = '/usr/sbin/apache2'
-const MODULES = '/usr/lib/apache2/modules'
-const apacheAvailable = existsSync(APACHE) && existsSync(`${MODULES}/mod_oauth2.so`)
+const apacheAvailable = existsSync(APACHE) && existsSync(`${APACHE_MODULES}/mod_oauth2.so`)
 // (.ci/run installs them; in CI their absence fails the test instead of skipping it)
 const runApacheTests = apacheAvailable || process.env.CI === 'true'
 if (!apacheAvailable && process.env.CI !== 'true') console.warn('mod_oauth2 test skipped: apt-get install apache2 libapache2-mod-oauth2')
@@ -34,7 +33,7 @@ const WAYS: Way[] = ['introspect', 'jwks']
 const LOCATION: Record<Way, string> = { introspect: '/by-introspection/', jwks: '/by-jwks/' }
 
 let world: OidcWorld
-let apache: { origin: string; errorLog: () => string; stop: () => Promise<void> }
+let apache: RunningApache
 /** The caller: a service client that may ask for the API's audience or the reports'. */
 let billing: { id: string; config: oidc.Configuration }
 
@@ -59,71 +58,25 @@ function substitute(text: string, replacements: Array<[string, string]>): string
 }
 
 /**
- * Apache in the foreground (-X), in a directory of its own, on a free port, with the docs' two
- * locations. The introspecting client's id and secret reach it through its environment, as the
- * docs' `${…}` say: the secret is in no file.
+ * Apache (test/apache.ts) on a free port, with the docs' two locations. The introspecting
+ * client's id and secret reach it through its environment, as the docs' `${…}` say: the secret
+ * is in no file.
  */
-async function startApache(resourceServer: { id: string; secret: string }) {
-  const dir = tempDir()
-  const port = freePort()
-  const origin = `http://127.0.0.1:${port}`
-  // (started as root, Apache serves as www-data, which must read the pages)
-  chmodSync(dir, 0o755)
-  for (const way of WAYS) {
-    mkdirSync(join(dir, 'htdocs', LOCATION[way]), { recursive: true })
-    writeFileSync(join(dir, 'htdocs', LOCATION[way], 'index.html'), `<!doctype html><title>Invoices</title><p>${PAGE}</p>\n`)
-  }
+function startResourceServer(resourceServer: { id: string; secret: string }) {
   const locations = WAYS.map((way) => substitute(documented(way), [[DOCS_ISSUER, world.issuer], ['<Location /api/>', `<Location ${LOCATION[way]}>`]])).join('\n')
-  const root = process.getuid?.() === 0
-  writeFileSync(
-    join(dir, 'httpd.conf'),
-    `ServerRoot "${dir}"
-ServerName 127.0.0.1
-Listen 127.0.0.1:${port}
-PidFile "${dir}/httpd.pid"
-DefaultRuntimeDir "${dir}"
-Mutex file:${dir} default
-ErrorLog "${dir}/error.log"
-LogLevel warn
-${root ? 'User www-data\nGroup www-data' : ''}
-LoadModule mpm_prefork_module ${MODULES}/mod_mpm_prefork.so
-LoadModule authn_core_module ${MODULES}/mod_authn_core.so
-LoadModule authz_core_module ${MODULES}/mod_authz_core.so
-LoadModule authz_user_module ${MODULES}/mod_authz_user.so
-LoadModule dir_module ${MODULES}/mod_dir.so
-LoadModule mime_module ${MODULES}/mod_mime.so
-LoadModule headers_module ${MODULES}/mod_headers.so
-LoadModule oauth2_module ${MODULES}/mod_oauth2.so
-TypesConfig /etc/mime.types
-DocumentRoot "${dir}/htdocs"
-DirectoryIndex index.html
-# What the API saw, on the pages it served: the caller (the token's sub), the audience (a
+  return startApache({
+    port: freePort(),
+    pages: Object.fromEntries(WAYS.map((way) => [`${LOCATION[way]}index.html`, `<!doctype html><title>Invoices</title><p>${PAGE}</p>\n`])),
+    modules: ['headers_module mod_headers.so', 'oauth2_module mod_oauth2.so'],
+    config: () => `# What the API saw, on the pages it served: the caller (the token's sub), the audience (a
 # variable) and the scope (a request header).
 Header set X-Remote-User "expr=%{REMOTE_USER}"
 Header set X-Token-Aud "%{OAUTH2_CLAIM_aud}e"
 Header set X-Token-Scope "expr=%{req:OAUTH2_CLAIM_scope}"
 
-${locations}
-`,
-  )
-  const child = Bun.spawn([APACHE, '-X', '-f', join(dir, 'httpd.conf')], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, INVOICES_API_ID: resourceServer.id, INVOICES_API_SECRET: resourceServer.secret } })
-  const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '')
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const up = await fetch(`${origin}/`, { headers: { connection: 'close' } }).then(() => true, () => false)
-    if (up) break
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`Apache did not start: ${await new Response(child.stderr).text()} ${errorLog()}`)
-    await Bun.sleep(50)
-  }
-  return {
-    origin,
-    errorLog,
-    async stop() {
-      child.kill('SIGTERM')
-      const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(5_000).then(() => false)])
-      if (!exited) child.kill('SIGKILL')
-    },
-  }
+${locations}`,
+    env: { INVOICES_API_ID: resourceServer.id, INVOICES_API_SECRET: resourceServer.secret },
+  })
 }
 
 /** A service client of the world's tenant (or another's) and openid-client's Configuration for it. */
@@ -165,7 +118,7 @@ beforeAll(async () => {
   // The API: a confidential client that asks for no token itself and holds the API's audience.
   const { client, clientSecret } = await createClient(world.ctx.runtime, world.ctx.tenantId, { name: 'Invoices API', service: true, scopes: [], audiences: [API] })
   billing = await serviceClient({ name: 'Billing', audiences: [API, REPORTS] })
-  apache = await startApache({ id: client.id, secret: clientSecret! })
+  apache = await startResourceServer({ id: client.id, secret: clientSecret! })
 }, 60_000)
 
 afterAll(async () => {
